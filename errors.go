@@ -1,0 +1,75 @@
+package houdini
+
+import "fmt"
+
+// SettingsError reports an invalid setting. It wraps ErrBadSettings.
+type SettingsError struct {
+	Field  string // the Settings field
+	Reason string
+}
+
+func (e *SettingsError) Error() string {
+	return fmt.Sprintf("houdini: invalid settings: %s %s", e.Field, e.Reason)
+}
+
+// Unwrap returns ErrBadSettings.
+func (e *SettingsError) Unwrap() error { return ErrBadSettings }
+
+// DimensionError reports a length that disagrees with the problem's. It wraps ErrDimension.
+type DimensionError struct {
+	What      string // which input: "b", "x0", "upper", "row 3 of A", …
+	Got, Want int
+}
+
+func (e *DimensionError) Error() string {
+	return fmt.Sprintf("houdini: dimension mismatch: %s has length %d, want %d", e.What, e.Got, e.Want)
+}
+
+// Unwrap returns ErrDimension.
+func (e *DimensionError) Unwrap() error { return ErrDimension }
+
+// NonFiniteError reports a NaN or ±Inf. It wraps ErrNonFinite.
+type NonFiniteError struct {
+	What  string    // "A", "b", "lower", "upper", "x0", "Func", "Grad", "Hess"
+	Index int       // the offending entry (row-major for A and Hess), -1 for Func
+	X     []float64 // for an oracle, the point it was called at; else nil
+}
+
+func (e *NonFiniteError) Error() string {
+	if e.X != nil {
+		return fmt.Sprintf("houdini: non-finite value: %s returned a NaN or Inf (entry %d) at a point of norm %g",
+			e.What, e.Index, norm(e.X))
+	}
+	return fmt.Sprintf("houdini: non-finite value: %s[%d] is NaN or Inf", e.What, e.Index)
+}
+
+// Unwrap returns ErrNonFinite.
+func (e *NonFiniteError) Unwrap() error { return ErrNonFinite }
+
+// RowError reports a constraint row that cannot be used. It wraps ErrZeroRow.
+type RowError struct {
+	Row int
+}
+
+func (e *RowError) Error() string {
+	return fmt.Sprintf("houdini: zero constraint row: row %d of A is zero", e.Row)
+}
+
+// Unwrap returns ErrZeroRow.
+func (e *RowError) Unwrap() error { return ErrZeroRow }
+
+// InfeasibleError reports a point outside S: its worst row and by how much. It wraps
+// ErrInfeasible.
+type InfeasibleError struct {
+	Row int
+	// Violation is âᵢ·x − b̂ᵢ for the row scaled to unit norm: the distance from x to the
+	// row's half-space.
+	Violation float64
+}
+
+func (e *InfeasibleError) Error() string {
+	return fmt.Sprintf("houdini: point is infeasible: row %d is violated by %g", e.Row, e.Violation)
+}
+
+// Unwrap returns ErrInfeasible.
+func (e *InfeasibleError) Unwrap() error { return ErrInfeasible }

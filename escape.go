@@ -1,0 +1,435 @@
+package houdini
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Guards of the subset walk.
+const (
+	// rankTol: a unit row whose component orthogonal to the rows already held is
+	// shorter than rankTol is dependent on them; its hyperplane either contains the
+	// current affine set or misses it, and neither changes the walk (see walk).
+	rankTol = 1e-10
+	// nearMargin widens "within r" for choosing rows, so rounding never drops a row
+	// whose hyperplane touches the ball; extra rows cost time, not correctness.
+	nearMargin = 1e-9
+	// repairTol: a candidate violating rows by at most repairTol·r is projected onto
+	// those rows' hyperplanes (with the subset's); a larger violation is a candidate
+	// outside S′ and is dropped.
+	repairTol = 1e-7
+	// maxVerify candidates with the lowest model values are checked on f.
+	maxVerify = 4
+	// ctxEvery: the context is polled every ctxEvery subsets.
+	ctxEvery = 16
+)
+
+// Escape runs one HoudiniEscape (alg:escaping_general_full) at the feasible point x: it
+// returns a move X ∈ S with ‖X − x‖ ≤ r and f(X) < f(x) − δ/3, or certifies x as a
+// δ-SOSP of the model, or says why it could do neither. It returns a *DimensionError,
+// *NonFiniteError or *InfeasibleError for a bad x, and a *NonFiniteError when an oracle
+// returns NaN or Inf. Cost: d+1 gradient calls (1 with Problem.Hess), then per examined
+// subset of t rows one QR of t vectors, one projection of M (O(d³) for t > 0) and one
+// EigenSym of order d − t, and up to maxVerify decrease checks.
+func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {
+	ev := &evaluator{p: o.p, stats: &o.stats}
+	if err := o.checkPoint(x, "x"); err != nil {
+		return nil, err
+	}
+	return o.escape(ctx, x, ev, o.rng)
+}
+
+// checkPoint validates a point the user passes in.
+func (o *Optimizer) checkPoint(x []float64, what string) error {
+	if k, d := o.c.Dims(); k > 0 && len(x) != d {
+		return &DimensionError{What: what, Got: len(x), Want: d}
+	}
+	if len(x) == 0 {
+		return &DimensionError{What: what, Got: 0, Want: 1}
+	}
+	if i := allFinite(x); i >= 0 {
+		return &NonFiniteError{What: what, Index: i}
+	}
+	if e := o.c.infeasibility(x, o.s.FeasTol); e != nil {
+		return e
+	}
+	return nil
+}
+
+// candidate is a feasible point of S ∩ B(x, r) with the model's change q there.
+type candidate struct {
+	X      []float64
+	q      float64
+	kase   Case
+	subset []int
+}
+
+// escaper holds the state of one escape's subset walk.
+type escaper struct {
+	o     *Optimizer
+	c     *Constraints
+	mod   *quadModel
+	x     []float64
+	r     float64
+	keep  float64 // candidates must lower the model below keep = −δ/3
+	near  []int   // rows that can be active within r, twins and loose rows removed
+	close []int   // rows a candidate could violate: every row within r of x
+	ctx   context.Context
+
+	// Walk state at depth t: rows[:t] held, basis[:t] orthonormal in their span,
+	// ps[t] = projection of x on their affine set, dist2[t] = ‖ps[t] − x‖².
+	rows  []int
+	basis [][]float64
+	ps    [][]float64
+	dist2 []float64
+
+	best              []candidate // lowest q first, at most maxVerify
+	qmin              float64     // lowest model change over feasible candidates (0: x)
+	examined, pruned  int
+	stopped, canceled bool
+	eigFailed         bool
+	mhScratch         []float64
+}
+
+func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (*EscapeResult, error) {
+	x = append([]float64(nil), x...)
+	mod, err := o.buildModel(x, ev, rng)
+	if err != nil {
+		return nil, err
+	}
+	e := &escaper{o: o, c: o.c, mod: mod, x: x, r: o.r, keep: -o.s.Delta / 3, ctx: ctx}
+	e.selectRows()
+	d := len(x)
+	e.ps = [][]float64{x}
+	e.dist2 = []float64{0}
+	e.mhScratch = make([]float64, d)
+	e.walk(0)
+
+	res := &EscapeResult{
+		X:        x,
+		Examined: e.examined,
+		Pruned:   e.pruned,
+		Complete: !e.stopped && !e.eigFailed,
+		Canceled: e.canceled,
+		Radius:   o.r,
+	}
+	res.ModelDecrease = math.Max(0, -e.qmin)
+	if len(e.best) > 0 {
+		base, err := ev.startDecrease(x)
+		if err != nil {
+			return nil, err
+		}
+		for _, cand := range e.best {
+			dec, err := ev.decrease(base, cand.X)
+			if err != nil {
+				return nil, err
+			}
+			if dec > o.s.Delta/3 {
+				res.Found = true
+				res.X = cand.X
+				res.Decrease = dec
+				res.ModelDecrease = -cand.q
+				res.Case = cand.kase
+				res.Subset = cand.subset
+				return res, nil
+			}
+		}
+	}
+	res.Certified = res.Complete && e.qmin > -o.s.Delta/2
+	return res, nil
+}
+
+// selectRows lists the rows whose hyperplanes come within r of x. Rows farther away are
+// strictly satisfied on all of B(x, r), so no subset containing them has an affine set
+// meeting the ball, and no candidate can violate them.
+func (e *escaper) selectRows() {
+	c := e.c
+	if c == nil {
+		return
+	}
+	for i := 0; i < c.k; i++ {
+		s := c.slack(i, e.x)
+		if s > e.r*(1+nearMargin)+c.tol(i, e.o.s.FeasTol) {
+			continue
+		}
+		e.close = append(e.close, i)
+		if c.twin[i] < 0 && !c.loose[i] {
+			e.near = append(e.near, i)
+		}
+	}
+}
+
+// walk examines the current subset and then, depth first, each subset that adds one
+// near row of larger index: every subset of near rows once, in lexicographic order. A
+// child is pruned with its whole subtree when
+//   - the new row is dependent on the held rows: its hyperplane then contains their
+//     affine set 𝒜 (the child's set is 𝒜, already examined, and so is every superset's,
+//     as the same set without this row) or misses it (the child's set is empty);
+//   - the child's affine set is farther than r from x: supersets' sets are subsets of
+//     it, no nearer (line: "if ‖p − x‖ > r continue").
+func (e *escaper) walk(start int) {
+	if e.stopped {
+		return
+	}
+	if e.examined >= e.o.s.MaxSubsets {
+		e.stopped = true
+		return
+	}
+	if e.examined%ctxEvery == 0 && e.ctx.Err() != nil {
+		e.stopped, e.canceled = true, true
+		return
+	}
+	e.examined++
+	e.examine()
+	for j := start; j < len(e.near) && !e.stopped; j++ {
+		if !e.push(e.near[j]) {
+			e.pruned++
+			continue
+		}
+		e.walk(j + 1)
+		e.pop()
+	}
+}
+
+// push holds row i as an equality, moving the projection p of x onto the smaller affine
+// set along the component u of âᵢ orthogonal to the held rows: p′ = p + τu with
+// τ = (b̂ᵢ − âᵢ·p)/(âᵢ·u), and ‖p′ − x‖² = ‖p − x‖² + τ² since u ⊥ p − x. It returns
+// false, changing nothing, when the row is dependent or p′ is farther than r from x.
+func (e *escaper) push(i int) bool {
+	t := len(e.rows)
+	a := e.c.row(i)
+	u := orthogonalize(a, e.basis)
+	nu := norm(u)
+	if nu < rankTol {
+		return false
+	}
+	for j := range u {
+		u[j] /= nu
+	}
+	p := e.ps[t]
+	tau := e.c.slack(i, p) / dot(a, u)
+	d2 := e.dist2[t] + tau*tau
+	if d2 > e.r*e.r {
+		return false
+	}
+	pn := make([]float64, len(p))
+	for j := range p {
+		pn[j] = p[j] + tau*u[j]
+	}
+	e.rows = append(e.rows, i)
+	e.basis = append(e.basis, u)
+	e.ps = append(e.ps, pn)
+	e.dist2 = append(e.dist2, d2)
+	return true
+}
+
+func (e *escaper) pop() {
+	t := len(e.rows) - 1
+	e.rows = e.rows[:t]
+	e.basis = e.basis[:t]
+	e.ps = e.ps[:t+1]
+	e.dist2 = e.dist2[:t+1]
+}
+
+// orthogonalize returns the component of a orthogonal to the orthonormal vectors in
+// basis, by modified Gram–Schmidt applied twice ("twice is enough", Giraud et al. 2005),
+// which keeps the basis orthonormal to working precision even for nearly dependent rows.
+func orthogonalize(a []float64, basis [][]float64) []float64 {
+	u := append([]float64(nil), a...)
+	for pass := 0; pass < 2; pass++ {
+		for _, b := range basis {
+			c := dot(b, u)
+			for j := range u {
+				u[j] -= c * b[j]
+			}
+		}
+	}
+	return u
+}
+
+// examine runs lines line:proj_start–line:proj_end and FindInside for the held rows:
+// r′ = √(r² − ‖p − x‖²), O an orthonormal basis of the affine set's directions,
+// M′ = OᵀMO, v′ = Oᵀ(v + M(p − x)) and the constant c0 = vᵀ(p − x) + ½(p − x)ᵀM(p − x),
+// so that the model at p + Oy is c0 + v′ᵀy + ½yᵀM′y.
+func (e *escaper) examine() {
+	t := len(e.rows)
+	d := len(e.x)
+	p := e.ps[t]
+	h0 := make([]float64, d)
+	for j := range h0 {
+		h0[j] = p[j] - e.x[j]
+	}
+	rs := math.Sqrt(math.Max(0, e.r*e.r-e.dist2[t]))
+	mh := mat.NewVecDense(d, e.mhScratch)
+	mh.MulVec(e.mod.M, mat.NewVecDense(d, h0))
+	c0 := dot(e.mod.v, h0) + 0.5*dot(e.mhScratch, h0)
+	g := make([]float64, d) // v + M(p − x)
+	for j := range g {
+		g[j] = e.mod.v[j] + e.mhScratch[j]
+	}
+
+	var O *mat.Dense // nil: the identity (no rows held)
+	var Ms *mat.SymDense
+	var vs []float64
+	m := d - t
+	switch {
+	case t == 0:
+		Ms, vs = e.mod.M, g
+	case m == 0:
+		vs = nil
+		Ms = mat.NewSymDense(1, nil) // unused: findInside returns p alone
+	default:
+		O = complementBasis(e.basis, d)
+		var MO, P mat.Dense
+		MO.Mul(e.mod.M, O)
+		P.Mul(O.T(), &MO)
+		Ms = mat.NewSymDense(m, nil)
+		for i := 0; i < m; i++ {
+			for j := i; j < m; j++ {
+				Ms.SetSym(i, j, 0.5*(P.At(i, j)+P.At(j, i)))
+			}
+		}
+		vs = make([]float64, m)
+		mat.NewVecDense(m, vs).MulVec(O.T(), mat.NewVecDense(d, g))
+	}
+	cands, ok := findInside(Ms, vs, rs, c0, e.keep)
+	if !ok {
+		e.eigFailed = true
+	}
+	for _, sc := range cands {
+		X := append([]float64(nil), p...)
+		if len(sc.y) > 0 {
+			if O == nil {
+				for j := range X {
+					X[j] += sc.y[j]
+				}
+			} else {
+				oy := mat.NewVecDense(d, nil)
+				oy.MulVec(O, mat.NewVecDense(m, sc.y))
+				for j := range X {
+					X[j] += oy.AtVec(j)
+				}
+			}
+		}
+		e.consider(X, sc.q, sc.kase)
+	}
+}
+
+// complementBasis returns a d×(d−t) matrix whose orthonormal columns span the orthogonal
+// complement of the t orthonormal vectors in basis: the trailing columns of the full Q of
+// a Householder QR (gonum) of [u₁ … u_t].
+func complementBasis(basis [][]float64, d int) *mat.Dense {
+	t := len(basis)
+	U := mat.NewDense(d, t, nil)
+	for j, u := range basis {
+		U.SetCol(j, u)
+	}
+	var qr mat.QR
+	qr.Factorize(U)
+	var Q mat.Dense
+	qr.QTo(&Q)
+	return mat.DenseCopyOf(Q.Slice(0, d, t, d))
+}
+
+// consider checks a candidate X of the current subset against S and the ball, repairs
+// rounding-level violations by projection, and records it when feasible.
+func (e *escaper) consider(X []float64, q float64, kase Case) {
+	if q >= e.keep {
+		return
+	}
+	feasTol := e.o.s.FeasTol
+	for round := 0; ; round++ {
+		var violated []int
+		worst := 0.0
+		for _, i := range e.close {
+			v := -e.c.slack(i, X)
+			if v > e.c.tol(i, feasTol) {
+				violated = append(violated, i)
+				worst = math.Max(worst, v)
+			}
+		}
+		if len(violated) == 0 {
+			break
+		}
+		if round == 3 || worst > repairTol*e.r {
+			return // outside S′: not a candidate of this subset
+		}
+		// Shrinking toward x is no repair when a violated row passes through x (slack 0
+		// there): project onto the hyperplanes of the held and violated rows instead.
+		X = e.c.projectAffine(X, append(slices.Clone(e.rows), violated...))
+		q = e.mod.value(sub(X, e.x))
+	}
+	if dd := dist(X, e.x); dd > e.r {
+		if dd > e.r*(1+ballTol) {
+			return
+		}
+		// A convex combination of x and X: every row feasible at both stays feasible.
+		f := e.r * (1 - 4*eps) / dd
+		for j := range X {
+			X[j] = e.x[j] + f*(X[j]-e.x[j])
+		}
+		q = e.mod.value(sub(X, e.x))
+	}
+	if q >= e.keep {
+		return
+	}
+	if q < e.qmin {
+		e.qmin = q
+	}
+	if len(e.best) == maxVerify && q >= e.best[maxVerify-1].q {
+		return
+	}
+	cand := candidate{X: X, q: q, kase: kase, subset: slices.Clone(e.rows)}
+	slices.Sort(cand.subset)
+	at, _ := slices.BinarySearchFunc(e.best, q, func(c candidate, q float64) int {
+		switch {
+		case c.q < q:
+			return -1
+		case c.q > q:
+			return 1
+		}
+		return 0
+	})
+	e.best = slices.Insert(e.best, at, cand)
+	if len(e.best) > maxVerify {
+		e.best = e.best[:maxVerify]
+	}
+}
+
+// projectAffine returns the projection of z onto the intersection of the hyperplanes of
+// the given rows (dependent rows skipped), by the same sequential Gram–Schmidt steps as
+// escaper.push: each step projects onto a nested affine set, so the result is the exact
+// projection onto the intersection.
+func (c *Constraints) projectAffine(z []float64, rows []int) []float64 {
+	p := append([]float64(nil), z...)
+	var basis [][]float64
+	for _, i := range rows {
+		a := c.row(i)
+		u := orthogonalize(a, basis)
+		nu := norm(u)
+		if nu < rankTol {
+			continue
+		}
+		for j := range u {
+			u[j] /= nu
+		}
+		tau := c.slack(i, p) / dot(a, u)
+		for j := range p {
+			p[j] += tau * u[j]
+		}
+		basis = append(basis, u)
+	}
+	return p
+}
+
+func sub(x, y []float64) []float64 {
+	z := make([]float64, len(x))
+	for i := range x {
+		z[i] = x[i] - y[i]
+	}
+	return z
+}

@@ -1,0 +1,325 @@
+// Package houdini minimizes a smooth, possibly nonconvex function over a polyhedron
+// S = {x : Ax ≤ b} and certifies second-order stationarity, following HOUDINI of
+// Avdiukhin and Yaroslavtsev, "HOUDINI: Escaping from Moderately Constrained Saddles".
+//
+// A point x ∈ S is a δ-SOSP (def:sosp) when no point of S within r of x is lower than
+// f(x) − δ, with r = (δ/ρ)^(1/3) for a ρ-Lipschitz Hessian. Optimizer.Escape is one
+// HoudiniEscape (alg:escaping_general_full): it builds the quadratic model
+//
+//	f(x + h) ≈ f(x) + vᵀh + ½ hᵀMh
+//
+// at x, walks every subset of the constraints that can be active within r of x, and in each
+// affine subspace runs FindInside (alg:eigenvector_general_full) to list the model's
+// minimizer candidates: the interior stationary point, every KKT point on the ball's
+// boundary (roots of a secular equation) and the hard case of the trust-region subproblem.
+// It returns a feasible point that lowers f by more than δ/3, or certifies x as a δ-SOSP of
+// the model. Minimize repeats Escape until a certificate or a budget.
+//
+// The exhaustive search over constraint subsets is exponential in the number of rows
+// within r of x (deciding copositivity is NP-hard, rem:copositivity); Settings.MaxSubsets
+// bounds it, and a search cut short never certifies.
+//
+// Randomness (the paper's perturbations ζ and γ) comes from math/rand/v2 seeded by
+// Settings.Seed, so the same Settings give bit-identical results. An Optimizer is not safe
+// for concurrent use; the oracles are called from one goroutine at a time.
+package houdini
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Problem is the objective. Only Grad is required.
+type Problem struct {
+	// Func evaluates f(x). It must not modify x. Optional: when nil, f(y) − f(x) is
+	// measured by integrating Grad along the segment from x to y (Gauss–Legendre), so a
+	// gradient oracle alone suffices, as in the paper; Result.F is then NaN and
+	// Result.Decrease holds f(x0) − f(X).
+	Func func(x []float64) float64
+
+	// Grad writes ∇f(x) into grad. It must not modify x. Required. Grad is evaluated at
+	// points within the search radius of feasible points, which may lie outside S.
+	Grad func(grad, x []float64)
+
+	// Hess writes ∇²f(x) into hess. It must not modify x. Optional: when nil the Hessian
+	// is built from d gradient differences, as in alg:escaping_general_full ("Compute H").
+	Hess func(hess *mat.SymDense, x []float64)
+}
+
+// Settings configures an Optimizer. Zero means the documented default for every field.
+type Settings struct {
+	// Delta is δ of def:sosp: the decrease a point must not admit within radius r to be
+	// certified. Escape returns only moves that lower f by more than δ/3.
+	// Required; New returns ErrBadSettings when Delta ≤ 0.
+	Delta float64
+
+	// Rho is ρ, the Lipschitz constant of ∇²f (ass:lipschitz). It sets the radius
+	// r = (δ/ρ)^(1/3) when Radius is 0. One of Rho and Radius is required.
+	Rho float64
+
+	// Radius is r of def:sosp: moves and certificates concern the ball B(x, r). When 0,
+	// r = (δ/ρ)^(1/3). For a quadratic f (ρ = 0) any finite r is valid.
+	Radius float64
+
+	// Noise is ξ of alg:escaping_general_full: v gets Gaussian noise of standard
+	// deviation ξδ/(r√d) per coordinate and M gets γI with γ uniform on [−ξδ/r², ξδ/r²]
+	// (the paper's γ ~ U[−ξ, ξ], scaled to Hessian units). Default 0: the paper's
+	// experiments use 0, and FindInside handles the exact hard case without noise.
+	Noise float64
+
+	// FeasTol is the feasibility tolerance: row i holds at x when
+	//	âᵢ·x − b̂ᵢ ≤ FeasTol·max(1, |b̂ᵢ|)
+	// for the row scaled to unit norm (âᵢ = aᵢ/‖aᵢ‖, b̂ᵢ = bᵢ/‖aᵢ‖). x0 must satisfy it
+	// (else ErrInfeasible) and every returned point does. Default 1e-9.
+	FeasTol float64
+
+	// HessStep is θ of alg:escaping_general_full, the finite-difference step of the
+	// Hessian columns (∇f(x + θeᵢ) − ∇f(x))/θ when Problem.Hess is nil.
+	// Default r/√d·1e-2 clipped below at 1e-6·max(1, ‖x‖∞)... see hessStep.
+	HessStep float64
+
+	// MaxSubsets bounds the constraint subsets one Escape examines. An escape that hits
+	// it without finding a move is not certified, and Minimize stops with
+	// StatusSubsetLimit. Default 4096.
+	MaxSubsets int
+
+	// MaxEscapes bounds the escapes of Minimize (StatusEscapeLimit). Default 10000.
+	MaxEscapes int
+
+	// MaxGradEvals bounds the gradient evaluations of Minimize, checked between escapes
+	// (StatusEvalLimit). Default 0: no bound.
+	MaxGradEvals int
+
+	// Seed seeds the PCG generator of the perturbations ζ, γ. Any value, 0 included.
+	Seed uint64
+
+	// Callback, when not nil, is called by Minimize after every escape with the escape
+	// number (from 1) and its result; returning true stops Minimize (StatusCallback).
+	Callback func(iter int, e *EscapeResult) (stop bool)
+}
+
+// Case says which candidate of FindInside produced a move.
+type Case int
+
+// The cases of alg:eigenvector_general_full, plus the exact hard case and the vertex.
+const (
+	CaseNone          Case = iota // no move
+	CaseLargeGradient             // Case 1: the linear term's minimizer on the ball
+	CaseInterior                  // Case 2: the stationary point inside the ball
+	CaseBoundary                  // Case 3: a KKT point on the sphere, μ a secular root
+	CaseHard                      // Case 3, hard case: μ an eigenvalue whose ṽ part vanishes
+	CaseVertex                    // the affine set is a point, or the projection p itself
+	numCases
+)
+
+var caseNames = [...]string{"none", "large gradient", "interior", "ball boundary", "hard case", "vertex"}
+
+// String names the case.
+func (c Case) String() string {
+	if c < 0 || c >= numCases {
+		return "Case(?)"
+	}
+	return caseNames[c]
+}
+
+// Status says why Minimize stopped.
+type Status int
+
+// Statuses of Minimize. Every status but StatusCertified is early: X is feasible and no
+// worse than x0, but carries no certificate.
+const (
+	StatusCertified     Status = iota // X is a δ-SOSP of the model: every subset was examined
+	StatusSubsetLimit                 // an escape hit MaxSubsets without finding a move
+	StatusEscapeLimit                 // MaxEscapes escapes were made
+	StatusEvalLimit                   // MaxGradEvals gradient evaluations were spent
+	StatusCanceled                    // the context was canceled
+	StatusCallback                    // the callback asked to stop
+	StatusModelMismatch               // the model promised a decrease f did not deliver
+	numStatuses
+)
+
+var statusNames = [...]string{"certified δ-SOSP", "subset limit", "escape limit",
+	"evaluation limit", "canceled", "stopped by callback", "model mismatch"}
+
+// String describes the status.
+func (s Status) String() string {
+	if s < 0 || s >= numStatuses {
+		return "Status(?)"
+	}
+	return statusNames[s]
+}
+
+// Early reports whether Minimize stopped before earning a certificate.
+func (s Status) Early() bool { return s != StatusCertified }
+
+// EscapeResult is the outcome of one HoudiniEscape at a point x.
+type EscapeResult struct {
+	// Found reports a move: X ∈ S, ‖X − x‖ ≤ r and f(X) < f(x) − δ/3.
+	Found bool
+	// X is the new point when Found, else a copy of x.
+	X []float64
+	// Decrease is f(x) − f(X) as measured (by Func, or by integrating Grad); 0 when
+	// not Found.
+	Decrease float64
+	// ModelDecrease is the model's decrease at X when Found; otherwise the largest decrease
+	// the model admits over S ∩ B(x, r) among the examined subsets (≤ δ/2 when Certified).
+	ModelDecrease float64
+	// Certified reports that every relevant subset was examined and the model admits no
+	// decrease of δ/2 over S ∩ B(x, r): x is a δ-SOSP of the model.
+	Certified bool
+	// Case is the FindInside case that produced X.
+	Case Case
+	// Subset lists the rows of A held as equalities for X, in increasing order.
+	Subset []int
+	// Examined and Pruned count the subsets examined and those skipped with proof
+	// (empty or dependent affine set, or farther than r from x).
+	Examined, Pruned int
+	// Complete reports that the subset walk ran to the end (neither MaxSubsets nor the
+	// context cut it short).
+	Complete bool
+	// Canceled reports that the context cut the walk short.
+	Canceled bool
+	// Radius is the r of this escape.
+	Radius float64
+}
+
+// Stats counts the work of Minimize.
+type Stats struct {
+	GradEvals, HessEvals, FuncEvals int
+	Escapes                         int
+	SubsetsExamined, SubsetsPruned  int
+	// Cases[c] counts the escapes that moved by case c.
+	Cases   [numCases]int
+	Runtime time.Duration
+}
+
+// Result is the outcome of Minimize.
+type Result struct {
+	X []float64
+	// F is f(X) when Problem.Func is set, else NaN.
+	F float64
+	// Decrease is f(x0) − f(X), measured by Func or by integrating Grad.
+	Decrease float64
+	Status   Status
+	// Delta and Radius are the δ and r of the certificate (or of the last escape).
+	Delta, Radius float64
+	// MaxViolation is the largest scaled violation max(0, âᵢ·X − b̂ᵢ) over the rows.
+	MaxViolation float64
+	Stats        Stats
+}
+
+// Optimizer runs HOUDINI on one problem. Create it with New.
+type Optimizer struct {
+	p   Problem
+	c   *Constraints
+	s   Settings // with defaults filled
+	r   float64
+	rng *rand.Rand
+
+	stats Stats
+}
+
+// New returns an Optimizer for p over c (nil c means unconstrained) with settings s.
+// It returns ErrBadProblem when p.Grad is nil and ErrBadSettings (as a *SettingsError)
+// for an invalid setting.
+func New(p Problem, c *Constraints, s Settings) (*Optimizer, error) {
+	if p.Grad == nil {
+		return nil, ErrBadProblem
+	}
+	s, r, err := s.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Optimizer{p: p, c: c, s: s, r: r, rng: newRand(s.Seed)}, nil
+}
+
+func newRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+}
+
+// withDefaults validates s, fills its defaults and returns the radius r.
+func (s Settings) withDefaults() (Settings, float64, error) {
+	bad := func(field, why string) (Settings, float64, error) {
+		return s, 0, &SettingsError{Field: field, Reason: why}
+	}
+	switch {
+	case !(s.Delta > 0) || math.IsInf(s.Delta, 1):
+		return bad("Delta", "must be positive and finite")
+	case s.Rho < 0 || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 1):
+		return bad("Rho", "must be nonnegative and finite")
+	case s.Radius < 0 || math.IsNaN(s.Radius) || math.IsInf(s.Radius, 1):
+		return bad("Radius", "must be nonnegative and finite")
+	case s.Radius == 0 && s.Rho == 0:
+		return bad("Radius", "neither Rho nor Radius is set")
+	case s.Noise < 0 || math.IsNaN(s.Noise) || math.IsInf(s.Noise, 1):
+		return bad("Noise", "must be nonnegative and finite")
+	case s.FeasTol < 0 || math.IsNaN(s.FeasTol) || s.FeasTol >= 1:
+		return bad("FeasTol", "must be in [0, 1)")
+	case s.HessStep < 0 || math.IsNaN(s.HessStep) || math.IsInf(s.HessStep, 1):
+		return bad("HessStep", "must be nonnegative and finite")
+	case s.MaxSubsets < 0:
+		return bad("MaxSubsets", "must be nonnegative")
+	case s.MaxEscapes < 0:
+		return bad("MaxEscapes", "must be nonnegative")
+	case s.MaxGradEvals < 0:
+		return bad("MaxGradEvals", "must be nonnegative")
+	}
+	r := s.Radius
+	if r == 0 {
+		r = math.Cbrt(s.Delta / s.Rho)
+		if !(r > 0) || math.IsInf(r, 1) {
+			return bad("Rho", "(Delta/Rho)^(1/3) is not a positive finite radius")
+		}
+	}
+	if s.FeasTol == 0 {
+		s.FeasTol = defaultFeasTol
+	}
+	if s.MaxSubsets == 0 {
+		s.MaxSubsets = defaultMaxSubsets
+	}
+	if s.MaxEscapes == 0 {
+		s.MaxEscapes = defaultMaxEscapes
+	}
+	return s, r, nil
+}
+
+const (
+	defaultFeasTol    = 1e-9
+	defaultMaxSubsets = 4096
+	defaultMaxEscapes = 10000
+)
+
+// Radius returns the r of the optimizer's escapes and certificates.
+func (o *Optimizer) Radius() float64 { return o.r }
+
+// Minimize runs HOUDINI on p over c from x0; see Optimizer.Minimize.
+func Minimize(ctx context.Context, p Problem, c *Constraints, x0 []float64, s Settings) (*Result, error) {
+	o, err := New(p, c, s)
+	if err != nil {
+		return nil, err
+	}
+	return o.Minimize(ctx, x0)
+}
+
+// errors.Is-able sentinels. Typed errors below wrap them and say where.
+var (
+	// ErrBadProblem: the Problem lacks Grad.
+	ErrBadProblem = errors.New("houdini: Problem.Grad is nil")
+	// ErrBadSettings: a setting is out of range (see *SettingsError).
+	ErrBadSettings = errors.New("houdini: invalid settings")
+	// ErrDimension: lengths of A, b, bounds, x or an oracle's output disagree (*DimensionError).
+	ErrDimension = errors.New("houdini: dimension mismatch")
+	// ErrNonFinite: NaN or ±Inf in input data or from an oracle (*NonFiniteError).
+	ErrNonFinite = errors.New("houdini: non-finite value")
+	// ErrZeroRow: a row of A is zero (*RowError).
+	ErrZeroRow = errors.New("houdini: zero constraint row")
+	// ErrEmpty: S = {x : Ax ≤ b} is empty.
+	ErrEmpty = errors.New("houdini: feasible set is empty")
+	// ErrInfeasible: the start point is outside S (*InfeasibleError).
+	ErrInfeasible = errors.New("houdini: point is infeasible")
+)

@@ -1,0 +1,90 @@
+package houdini
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// Minimize repeats Escape from the feasible point x0 until an escape certifies a δ-SOSP
+// or a limit is reached, and returns the last point. Every move is feasible and lowers f
+// by more than δ/3, so at most (f(x0) − inf f)/(δ/3) escapes are made.
+//
+// It returns a *DimensionError, *NonFiniteError or *InfeasibleError for a bad x0, and a
+// *NonFiniteError (with the point) when an oracle returns NaN or Inf; budgets, the
+// context and the callback end the run with a Status, not an error. A run is
+// deterministic: the same Settings (Seed included) give bit-identical Results.
+func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error) {
+	start := time.Now()
+	if err := o.checkPoint(x0, "x0"); err != nil {
+		return nil, err
+	}
+	var st Stats
+	ev := &evaluator{p: o.p, stats: &st}
+	rng := newRand(o.s.Seed)
+	x := append([]float64(nil), x0...)
+	res := &Result{Delta: o.s.Delta, Radius: o.r, F: math.NaN()}
+	status := StatusEscapeLimit
+loop:
+	for {
+		switch {
+		case ctx.Err() != nil:
+			status = StatusCanceled
+			break loop
+		case st.Escapes >= o.s.MaxEscapes:
+			status = StatusEscapeLimit
+			break loop
+		case o.s.MaxGradEvals > 0 && st.GradEvals >= o.s.MaxGradEvals:
+			status = StatusEvalLimit
+			break loop
+		}
+		e, err := o.escape(ctx, x, ev, rng)
+		if err != nil {
+			return nil, err
+		}
+		st.Escapes++
+		st.SubsetsExamined += e.Examined
+		st.SubsetsPruned += e.Pruned
+		if e.Found {
+			st.Cases[e.Case]++
+			x = e.X
+			res.Decrease += e.Decrease
+		}
+		if o.s.Callback != nil && o.s.Callback(st.Escapes, e) {
+			status = StatusCallback
+			if e.Certified {
+				status = StatusCertified
+			}
+			break loop
+		}
+		switch {
+		case e.Found:
+			continue
+		case e.Certified:
+			status = StatusCertified
+		case e.Canceled:
+			status = StatusCanceled
+		case !e.Complete:
+			status = StatusSubsetLimit
+		default:
+			status = StatusModelMismatch
+		}
+		break loop
+	}
+	if o.p.Func != nil {
+		f, err := ev.fun(x)
+		if err != nil {
+			return nil, err
+		}
+		res.F = f
+	}
+	res.X = x
+	res.Status = status
+	if o.c != nil {
+		_, v := o.c.Violation(x)
+		res.MaxViolation = math.Max(0, v)
+	}
+	st.Runtime = time.Since(start)
+	res.Stats = st
+	return res, nil
+}

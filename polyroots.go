@@ -1,0 +1,187 @@
+package houdini
+
+import "math"
+
+// The boundary equation of FindInside (alg:eigenvector_general_full, line:solution_norm) is
+//
+//	ψ(μ) = Σᵢ wᵢ/(μ − λᵢ)² = r²,   wᵢ = ṽᵢ² > 0,  λ₁ < … < λₙ.
+//
+// The paper multiplies by Πᵢ(μ − λᵢ)² and finds the roots of the degree-2n polynomial;
+// its monomial coefficients are catastrophically ill-conditioned beyond n ≈ 20, so we
+// solve the rational equation directly, interval by interval. The facts used:
+//
+//  1. ψ is a sum of convex functions on each interval between consecutive poles, hence
+//     convex there, and ψ → +∞ at every pole.
+//  2. On (−∞, λ₁) ψ increases from 0 to ∞ and on (λₙ, ∞) it decreases from ∞ to 0: each
+//     outer interval holds exactly one root. An inner interval holds zero, two, or one
+//     double root, on either side of ψ's minimizer.
+//  3. ψ(μ) ≥ wᵢ/(μ − λᵢ)² > r² when |μ − λᵢ| < √wᵢ/r, so no root lies that close to λᵢ
+//     (the paper's "Precision" remark). An inner interval whose two exclusion zones
+//     overlap holds no root; this prunes it without an evaluation.
+//  4. With W = Σwᵢ, |μ − λᵢ| ≥ λ₁ − μ for μ < λ₁ gives ψ(λ₁ − √W/r) ≤ r²: the left root
+//     lies in [λ₁ − √W/r, λ₁ − √w₁/r], and symmetrically on the right.
+//
+// Every evaluation is made in offsets τ = μ − λₐ from an anchor pole a near the root, so
+// μ − λᵢ = τ + (λₐ − λᵢ) keeps full relative accuracy near λₐ, where the paper's
+// sensitivity analysis says it matters. Each root is polished by Newton's method on
+// h(τ) = 1/√ψ − 1/r (nearly linear near a dominant pole, as in Moré–Sorensen),
+// safeguarded by bisection inside its bracket.
+
+// secularRoot is a root μ = λ[Pole] + Tau of the boundary equation.
+type secularRoot struct {
+	Pole int
+	Tau  float64
+}
+
+// Tolerances of the root finder.
+const (
+	// secularMaxIter caps the safeguarded Newton iterations per root; bisection alone
+	// needs at most ~1100 halvings to exhaust a float64 bracket, Newton far fewer.
+	secularMaxIter = 200
+	// tangentTol accepts an inner interval's minimizer as a double root when
+	// ψ(μ*) ≤ r²(1 + tangentTol): ψ is evaluated with relative error ~n·ε, so a true
+	// tangency can look like a near miss.
+	tangentTol = 1e-10
+)
+
+// secularRoots returns the real roots μ ≤ muMax of Σᵢ w[i]/(μ − lambda[i])² = r², in
+// increasing order. lambda must be strictly increasing and w positive; r > 0. Pass
+// muMax = +Inf for all roots. A double root (tangency) is returned once. Cost
+// O(n) per interval to bracket plus O(n) per Newton step.
+func secularRoots(lambda, w []float64, r, muMax float64) []secularRoot {
+	n := len(lambda)
+	if n == 0 {
+		return nil
+	}
+	s := secular{lambda: lambda, w: w, r2: r * r}
+	var roots []secularRoot
+	if lambda[0]-math.Sqrt(w[0])/r > muMax {
+		return nil
+	}
+	W := 0.0
+	for _, wi := range w {
+		W += wi
+	}
+	// Left outer interval: τ = μ − λ₁ ∈ [−√W/r, −√w₁/r], ψ increasing.
+	roots = append(roots, secularRoot{0, s.solve(0, -math.Sqrt(W)/r, -math.Sqrt(w[0])/r)})
+	for k := 0; k+1 < n; k++ {
+		lo := math.Sqrt(w[k]) / r                 // offset from λ_k
+		hi := -math.Sqrt(w[k+1]) / r              // offset from λ_{k+1}
+		gap := lambda[k+1] - lambda[k]            // > 0
+		if lo >= gap+hi || lambda[k]+lo > muMax { // fact 3, or beyond muMax
+			continue
+		}
+		roots = s.inner(k, lo, gap+hi, roots)
+	}
+	// Right outer interval: τ = μ − λₙ ∈ [√wₙ/r, √W/r], ψ decreasing.
+	roots = append(roots, secularRoot{n - 1, s.solve(n-1, math.Sqrt(w[n-1])/r, math.Sqrt(W)/r)})
+	out := roots[:0]
+	for _, rt := range roots {
+		if lambda[rt.Pole]+rt.Tau <= muMax {
+			out = append(out, rt)
+		}
+	}
+	return out
+}
+
+type secular struct {
+	lambda, w []float64
+	r2        float64
+}
+
+// eval returns ψ, ψ′ and ψ″ at μ = λₐ + τ.
+func (s *secular) eval(a int, tau float64) (psi, d1, d2 float64) {
+	la := s.lambda[a]
+	for i, li := range s.lambda {
+		den := tau + (la - li)
+		t := s.w[i] / (den * den)
+		psi += t
+		t /= den
+		d1 -= 2 * t
+		d2 += 6 * t / den
+	}
+	return psi, d1, d2
+}
+
+// inner appends the roots in (λ_k, λ_{k+1}) to roots. [lo, hi] bounds them in offsets from
+// λ_k (fact 3), and ψ is convex there.
+func (s *secular) inner(k int, lo, hi float64, roots []secularRoot) []secularRoot {
+	// ψ′ is increasing; find its zero, the minimizer of ψ, by safeguarded Newton.
+	_, dlo, _ := s.eval(k, lo)
+	_, dhi, _ := s.eval(k, hi)
+	if dlo >= 0 || dhi <= 0 {
+		// ψ is monotone on [lo, hi] and ≥ r² at both ends (fact 3): no root.
+		return roots
+	}
+	a, b := lo, hi
+	t := 0.5 * (a + b)
+	for it := 0; it < secularMaxIter; it++ {
+		_, d1, d2 := s.eval(k, t)
+		if d1 < 0 {
+			a = t
+		} else {
+			b = t
+		}
+		next := t - d1/d2
+		if !(next > a && next < b) {
+			next = 0.5 * (a + b)
+		}
+		if next == t || b-a <= 2*eps*math.Max(math.Abs(a), math.Abs(b)) {
+			break
+		}
+		t = next
+	}
+	psi, _, _ := s.eval(k, t)
+	switch {
+	case psi > s.r2*(1+tangentTol):
+		return roots
+	case psi >= s.r2:
+		return append(roots, secularRoot{k, t}) // tangency: one double root
+	}
+	// Two roots: left of the minimizer ψ decreases (anchor λ_k); right of it ψ increases
+	// (anchor λ_{k+1}, offsets shifted by the gap).
+	gap := s.lambda[k+1] - s.lambda[k]
+	roots = append(roots, secularRoot{k, s.solve(k, lo, t)})
+	return append(roots, secularRoot{k + 1, s.solve(k+1, t-gap, hi-gap)})
+}
+
+// solve returns the root of ψ = r² in the offset bracket [a, b] from pole p, where ψ − r²
+// changes sign once, by Newton's method on h(τ) = 1/√ψ(τ) − 1/r safeguarded by bisection.
+func (s *secular) solve(p int, a, b float64) float64 {
+	ir := 1 / math.Sqrt(s.r2)
+	h := func(t float64) (float64, float64) {
+		psi, d1, _ := s.eval(p, t)
+		sq := math.Sqrt(psi)
+		return 1/sq - ir, -0.5 * d1 / (psi * sq)
+	}
+	ha, _ := h(a)
+	if ha == 0 {
+		return a
+	}
+	// h < 0 where ψ > r². Orient the bracket so that h(a) < 0 < h(b).
+	if ha > 0 {
+		a, b = b, a
+	}
+	t := 0.5 * (a + b)
+	for it := 0; it < secularMaxIter; it++ {
+		ht, dh := h(t)
+		if ht == 0 {
+			return t
+		}
+		if ht < 0 {
+			a = t
+		} else {
+			b = t
+		}
+		next := t - ht/dh
+		lo, hi := math.Min(a, b), math.Max(a, b)
+		if !(next > lo && next < hi) {
+			next = 0.5 * (a + b)
+		}
+		if next == t || hi-lo <= 2*eps*math.Max(math.Abs(lo), math.Abs(hi)) {
+			return next
+		}
+		t = next
+	}
+	return t
+}
