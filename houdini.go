@@ -83,6 +83,12 @@ type Settings struct {
 	// Default r/√d·1e-2 clipped below at 1e-6·max(1, ‖x‖∞)... see hessStep.
 	HessStep float64
 
+	// EscapesOnly makes Minimize the paper's loop of escapes alone. By default Minimize
+	// runs a first-order descent phase (gradient projection on the active rows) before
+	// each escape and calls Escape only where that phase stalls; the certificate comes
+	// from an escape either way.
+	EscapesOnly bool
+
 	// MaxSubsets bounds the constraint subsets one Escape examines. An escape that hits
 	// it without finding a move is not certified, and Minimize stops with
 	// StatusSubsetLimit. Default 4096.
@@ -192,7 +198,9 @@ type EscapeResult struct {
 type Stats struct {
 	GradEvals, HessEvals, FuncEvals int
 	Escapes                         int
-	SubsetsExamined, SubsetsPruned  int
+	// DescentSteps counts the accepted steps of the descent phase (not EscapesOnly).
+	DescentSteps                   int
+	SubsetsExamined, SubsetsPruned int
 	// Cases[c] counts the escapes that moved by case c.
 	Cases   [numCases]int
 	Runtime time.Duration
