@@ -36,7 +36,7 @@ const (
 // subset of t rows one QR of t vectors, one projection of M (O(d³) for t > 0) and one
 // EigenSym of order d − t, and up to maxVerify decrease checks.
 func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {
-	ev := &evaluator{p: o.p, stats: &o.stats}
+	ev := &evaluator{p: o.p, stats: new(Stats)}
 	if err := o.checkPoint(x, "x"); err != nil {
 		return nil, err
 	}
@@ -96,7 +96,15 @@ type escaper struct {
 	mhScratch         []float64
 }
 
-func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (*EscapeResult, error) {
+func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (res *EscapeResult, err error) {
+	before := *ev.stats
+	defer func() {
+		if res != nil {
+			res.GradEvals = ev.stats.GradEvals - before.GradEvals
+			res.HessEvals = ev.stats.HessEvals - before.HessEvals
+			res.FuncEvals = ev.stats.FuncEvals - before.FuncEvals
+		}
+	}()
 	x = append([]float64(nil), x...)
 	mod, err := o.buildModel(x, ev, rng)
 	if err != nil {
@@ -108,10 +116,12 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 	e.ps = [][]float64{x}
 	e.dist2 = []float64{0}
 	e.mhScratch = make([]float64, d)
-	e.holdForcedRows()
+	if !o.noPrune {
+		e.holdForcedRows()
+	}
 	e.walk(0)
 
-	res := &EscapeResult{
+	res = &EscapeResult{
 		X:        x,
 		Examined: e.examined,
 		Pruned:   e.pruned,
@@ -245,7 +255,7 @@ func (e *escaper) walk(start int) {
 		return
 	}
 	e.examined++
-	if e.examine() >= e.keep && start < len(e.near) {
+	if e.examine() >= e.keep && start < len(e.near) && !e.o.noPrune {
 		e.pruned++ // relaxed bound: no subset below holds a candidate
 		return
 	}

@@ -192,6 +192,8 @@ type EscapeResult struct {
 	Canceled bool
 	// Radius is the r of this escape.
 	Radius float64
+	// GradEvals, HessEvals and FuncEvals count this escape's oracle calls.
+	GradEvals, HessEvals, FuncEvals int
 }
 
 // Stats counts the work of Minimize.
@@ -229,7 +231,9 @@ type Optimizer struct {
 	r   float64
 	rng *rand.Rand
 
-	stats Stats
+	// noPrune turns off the two pruning rules of the subset walk (holdForcedRows and the
+	// relaxed bound in walk); the tests compare verdicts against it.
+	noPrune bool
 }
 
 // New returns an Optimizer for p over c (nil c means unconstrained) with settings s.
