@@ -326,7 +326,7 @@ func orthogonalize(a []float64, basis [][]float64) []float64 {
 }
 
 // examine runs lines line:proj_start–line:proj_end and FindInside for the held rows:
-// r′ = √(r² − ‖p − x‖²), O an orthonormal basis of the affine set's directions,
+// r′ = √(r² − ‖p − x‖²), O an orthonormal basis of the affine set's directions (subspace),
 // M′ = OᵀMO, v′ = Oᵀ(v + M(p − x)) and the constant c0 = vᵀ(p − x) + ½(p − x)ᵀM(p − x),
 // so that the model at p + Oy is c0 + v′ᵀy + ½yᵀM′y.
 func (e *escaper) examine() (relaxed float64) {
@@ -346,29 +346,18 @@ func (e *escaper) examine() (relaxed float64) {
 		g[j] = e.mod.v[j] + e.mhScratch[j]
 	}
 
-	var O *mat.Dense // nil: the identity (no rows held)
+	var sp *subspace // nil: the identity (no rows held)
 	var Ms *mat.SymDense
 	var vs []float64
-	m := d - t
 	switch {
 	case t == 0:
 		Ms, vs = e.mod.M, g
-	case m == 0:
-		vs = nil
+	case t == d:
 		Ms = mat.NewSymDense(1, nil) // unused: findInside returns p alone
 	default:
-		O = complementBasis(e.basis, d)
-		var MO, P mat.Dense
-		MO.Mul(e.mod.M, O)
-		P.Mul(O.T(), &MO)
-		Ms = mat.NewSymDense(m, nil)
-		for i := 0; i < m; i++ {
-			for j := i; j < m; j++ {
-				Ms.SetSym(i, j, 0.5*(P.At(i, j)+P.At(j, i)))
-			}
-		}
-		vs = make([]float64, m)
-		mat.NewVecDense(m, vs).MulVec(O.T(), mat.NewVecDense(d, g))
+		sp = newSubspace(e.basis, d)
+		Ms = sp.project(e.mod.M)
+		vs = sp.coords(g)
 	}
 	cands, lower, ok := findInside(Ms, vs, rs, c0, e.keep)
 	if !ok {
@@ -377,37 +366,17 @@ func (e *escaper) examine() (relaxed float64) {
 	for _, sc := range cands {
 		X := append([]float64(nil), p...)
 		if len(sc.y) > 0 {
-			if O == nil {
-				for j := range X {
-					X[j] += sc.y[j]
-				}
-			} else {
-				oy := mat.NewVecDense(d, nil)
-				oy.MulVec(O, mat.NewVecDense(m, sc.y))
-				for j := range X {
-					X[j] += oy.AtVec(j)
-				}
+			oy := sc.y
+			if sp != nil {
+				oy = sp.point(sc.y)
+			}
+			for j := range X {
+				X[j] += oy[j]
 			}
 		}
 		e.consider(X, sc.q, sc.kase)
 	}
 	return lower
-}
-
-// complementBasis returns a d×(d−t) matrix whose orthonormal columns span the orthogonal
-// complement of the t orthonormal vectors in basis: the trailing columns of the full Q of
-// a Householder QR (gonum) of [u₁ … u_t].
-func complementBasis(basis [][]float64, d int) *mat.Dense {
-	t := len(basis)
-	U := mat.NewDense(d, t, nil)
-	for j, u := range basis {
-		U.SetCol(j, u)
-	}
-	var qr mat.QR
-	qr.Factorize(U)
-	var Q mat.Dense
-	qr.QTo(&Q)
-	return mat.DenseCopyOf(Q.Slice(0, d, t, d))
 }
 
 // consider checks a candidate X of the current subset against S and the ball, repairs

@@ -79,8 +79,9 @@ type Settings struct {
 	FeasTol float64
 
 	// HessStep is θ of alg:escaping_general_full, the finite-difference step of the
-	// Hessian columns (∇f(x + θeᵢ) − ∇f(x))/θ when Problem.Hess is nil.
-	// Default r/√d·1e-2 clipped below at 1e-6·max(1, ‖x‖∞)... see hessStep.
+	// Hessian columns (∇f(x + θeᵢ) − ∇f(x))/θ when Problem.Hess is nil. Default
+	// min(r/√d, √ε·max(1, ‖x‖∞)): within the paper's Θ(r/√d), and the step that balances
+	// truncation against rounding for exact gradients.
 	HessStep float64
 
 	// EscapesOnly makes Minimize the paper's loop of escapes alone. By default Minimize
