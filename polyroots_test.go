@@ -605,7 +605,9 @@ func TestSecularRootsScan(t *testing.T) {
 func benchSecular(b *testing.B, n int) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	lambda, w, _ := randPoles(rng, n, -1, 1, 2)
-	r := 30.0
+	// Mean gap 2/n; r = 20n puts the exclusion radii √w/r well inside most gaps, so most
+	// inner intervals hold two roots: close to the worst case.
+	r := 20 * float64(n)
 	b.ReportAllocs()
 	nr := 0
 	for b.Loop() {
