@@ -35,6 +35,10 @@ const (
 // returns NaN or Inf. Cost: d+1 gradient calls (1 with Problem.Hess), then per examined
 // subset of t rows one QR of t vectors, one projection of M (O(d³) for t > 0) and one
 // EigenSym of order d − t, and up to maxVerify decrease checks.
+//
+// When Settings.Method is MethodCorner, or MethodAuto picks it (no Problem.Hess and
+// d ≥ AutoCornerDim), Escape runs HoudiniCorner (alg:matrix_copositivity) instead: gradients
+// only, no d×d matrix, and never a certificate; EscapeResult.Method says which ran.
 func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {
 	ev := &evaluator{p: o.p, stats: &o.stats}
 	if err := o.checkPoint(x, "x"); err != nil {
@@ -93,9 +97,16 @@ type escaper struct {
 	stopped, canceled bool
 	eigFailed         bool
 	mhScratch         []float64
+
+	// visit, when set, replaces examine for each examined subset: the corner path's
+	// FindInsideCorner (corner.go) shares the walk and its pruning but not the model.
+	visit func()
 }
 
 func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (*EscapeResult, error) {
+	if o.method(len(x)) == MethodCorner {
+		return o.cornerEscape(ctx, x, ev, rng)
+	}
 	x = append([]float64(nil), x...)
 	mod, err := o.buildModel(x, ev, rng)
 	if err != nil {
@@ -116,6 +127,7 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 		Complete: !e.stopped && !e.eigFailed,
 		Canceled: e.canceled,
 		Radius:   o.r,
+		Method:   MethodFull,
 	}
 	res.ModelDecrease = math.Max(0, -e.qmin)
 	if len(e.best) > 0 {
@@ -184,7 +196,11 @@ func (e *escaper) walk(start int) {
 		return
 	}
 	e.examined++
-	e.examine()
+	if e.visit != nil {
+		e.visit()
+	} else {
+		e.examine()
+	}
 	for j := start; j < len(e.near) && !e.stopped; j++ {
 		if !e.push(e.near[j]) {
 			e.pruned++
