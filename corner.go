@@ -165,7 +165,7 @@ func (o *Optimizer) cornerEscape(ctx context.Context, x []float64, ev *evaluator
 		o: o, e: e, ev: ev, rng: rng, base: base, g0: g0, L: L, half: o.s.Delta / 2,
 		y: make([]float64, d), my: make([]float64, d), z: make([]float64, d),
 		gz: make([]float64, d), gp: make([]float64, d), h0: make([]float64, d),
-		mh0: make([]float64, d),
+		mh0: make([]float64, d), cand: make([]float64, d),
 	}
 	e.visit = w.visit
 	e.walk(0)
@@ -209,8 +209,10 @@ type cornerWalk struct {
 	half float64 // δ/2, the test of alg:matrix_copositivity
 
 	// Scratch of length d: the iterate y (‖y‖ = r′), My ≈ ∇f(p + y) − ∇f(p), a point z
-	// and its gradient gz, ∇f(p), h0 = p − x and Mh0 ≈ ∇f(p) − ∇f(x).
-	y, my, z, gz, gp, h0, mh0 []float64
+	// and its gradient gz, ∇f(p), h0 = p − x, Mh0 ≈ ∇f(p) − ∇f(x) and a candidate. With
+	// viol (violated rows) they keep the power steps free of allocations.
+	y, my, z, gz, gp, h0, mh0, cand []float64
+	viol                            []int
 
 	verified int // decrease checks in the current subset
 	iters    int // power steps over the escape
@@ -375,7 +377,7 @@ func (w *cornerWalk) tryDirs(both bool, kase Case) {
 	ymy, h0my := dot(w.y, w.my), dot(w.h0, w.my)
 	ymh0 := dot(w.y, w.mh0)
 	p := w.e.ps[len(w.e.rows)]
-	for _, s := range []float64{1, -1} {
+	for _, s := range [2]float64{1, -1} {
 		if s < 0 && !both {
 			return
 		}
@@ -383,7 +385,7 @@ func (w *cornerWalk) tryDirs(both bool, kase Case) {
 		if q >= -w.half {
 			continue
 		}
-		X := make([]float64, len(p))
+		X := w.cand
 		for j := range X {
 			X[j] = p[j] + s*w.y[j]
 		}
@@ -394,15 +396,15 @@ func (w *cornerWalk) tryDirs(both bool, kase Case) {
 	}
 }
 
-// try checks the candidate X (model change q) against S and the ball, repairing
-// rounding-level violations as escaper.consider does, and measures its decrease on f;
-// at most maxVerify candidates per subset are measured.
+// try checks the candidate X (model change q; X may be scratch, and is not kept) against
+// S and the ball, repairing rounding-level violations as escaper.consider does, and
+// measures its decrease on f; at most maxVerify candidates per subset are measured.
 func (w *cornerWalk) try(X []float64, q float64, kase Case) {
 	if q >= -w.half || w.verified >= maxVerify {
 		return
 	}
 	e := w.e
-	X, ok := e.repair(X)
+	X, ok := w.repair(X)
 	if !ok {
 		return
 	}
@@ -414,7 +416,7 @@ func (w *cornerWalk) try(X []float64, q float64, kase Case) {
 	}
 	if dec > w.half {
 		w.found = true
-		w.best = candidate{X: X, q: q, kase: kase, subset: slices.Sorted(slices.Values(e.rows))}
+		w.best = candidate{X: slices.Clone(X), q: q, kase: kase, subset: slices.Sorted(slices.Values(e.rows))}
 		w.bestDec = dec
 		e.stopped = true
 	}
@@ -423,11 +425,12 @@ func (w *cornerWalk) try(X []float64, q float64, kase Case) {
 // repair returns X made feasible when it violates the rows within r by at most
 // repairTol·r (projected onto the held and violated rows' hyperplanes, as in
 // escaper.consider) and pulled back onto B(x, r) when rounding put it outside; false when
-// X is outside S or the ball by more.
-func (e *escaper) repair(X []float64) ([]float64, bool) {
+// X is outside S or the ball by more. It allocates only to repair; X may be modified.
+func (w *cornerWalk) repair(X []float64) ([]float64, bool) {
+	e := w.e
 	feasTol := e.o.s.FeasTol
 	for round := 0; ; round++ {
-		var violated []int
+		violated := w.viol[:0]
 		worst := 0.0
 		for _, i := range e.close {
 			v := -e.c.slack(i, X)
@@ -436,6 +439,7 @@ func (e *escaper) repair(X []float64) ([]float64, bool) {
 				worst = math.Max(worst, v)
 			}
 		}
+		w.viol = violated
 		if len(violated) == 0 {
 			break
 		}
