@@ -19,6 +19,12 @@
 // within r of x (deciding copositivity is NP-hard, rem:copositivity); Settings.MaxSubsets
 // bounds it, and a search cut short never certifies.
 //
+// For large d, Settings.Method = MethodCorner (chosen by MethodAuto when there is no
+// Hessian oracle and d ≥ AutoCornerDim) runs HoudiniCorner (alg:matrix_copositivity)
+// instead: the same subset walk, but in each affine set a projected power iteration on
+// gradient differences (FindInsideCorner, alg:eigenvector) replaces the model, so no d×d
+// matrix is formed. It is randomized and never certifies (StatusCornerNoMove).
+//
 // Randomness (the paper's perturbations ζ and γ) comes from math/rand/v2 seeded by
 // Settings.Seed, so the same Settings give bit-identical results. An Optimizer is not safe
 // for concurrent use; the oracles are called from one goroutine at a time.
