@@ -337,6 +337,9 @@ func TestCornerFace(t *testing.T) {
 	if !slices.Equal(res.Subset, []int{5, 6, 7}) {
 		t.Errorf("escape from subset %v, want [5 6 7]", res.Subset)
 	}
+	if res.GradEvals != f.grads {
+		t.Errorf("EscapeResult.GradEvals = %d, independent counter %d", res.GradEvals, f.grads)
+	}
 	if res.Method == houdini.MethodCorner {
 		if res.Case != houdini.CaseCorner {
 			t.Errorf("case %v, want %v", res.Case, houdini.CaseCorner)
