@@ -31,10 +31,10 @@ const (
 // Hessian oracle is given. The full path costs d+1 gradient calls, O(d²) memory and O(d³)
 // arithmetic per subset; the corner path costs about T ≈ (L r²/δ)·ln(√d/ξ)·2 gradient
 // calls per subset and O(d) arithmetic per call. On the 8-row face saddle of the tests
-// (256 subsets, cheap O(d) oracle) the corner path is the faster from about d = 200
-// (1.8 s against 4.1 s there; at d = 1000 about 5 s against some 20 min), but it calls
-// the oracle about 1000 times as often, so with a costly oracle, or when a certificate
-// is wanted, set MethodFull explicitly.
+// (cheap O(d) oracle, two shared cores) the corner path is already the faster at d = 200
+// (0.6 s against 2.1 s; at d = 1000 3.2 s against about 7 min, extrapolated from 2.6 s per
+// subset), but it calls the oracle about 1000 times as often (198 k against 204 calls),
+// so with a costly oracle, or when a certificate is wanted, set MethodFull explicitly.
 const AutoCornerDim = 200
 
 var methodNames = [...]string{"auto", "full", "corner"}
