@@ -35,6 +35,10 @@ const (
 // returns NaN or Inf. Cost: d+1 gradient calls (1 with Problem.Hess), then per examined
 // subset of t rows one QR of t vectors, one projection of M (O(d³) for t > 0) and one
 // EigenSym of order d − t, and up to maxVerify decrease checks.
+//
+// When Settings.Method is MethodCorner, or MethodAuto picks it (no Problem.Hess and
+// d ≥ AutoCornerDim), Escape runs HoudiniCorner (alg:matrix_copositivity) instead: gradients
+// only, no d×d matrix, and never a certificate; EscapeResult.Method says which ran.
 func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {
 	ev := &evaluator{p: o.p, stats: new(Stats)}
 	if err := o.checkPoint(x, "x"); err != nil {
@@ -94,6 +98,10 @@ type escaper struct {
 	eigFailed         bool
 	forced            int // rows held by holdForcedRows
 	mhScratch         []float64
+
+	// visit, when set, replaces examine for each examined subset: the corner path's
+	// FindInsideCorner (corner.go) shares the walk and its pruning but not the model.
+	visit func()
 }
 
 func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (res *EscapeResult, err error) {
@@ -105,6 +113,9 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 			res.FuncEvals = ev.stats.FuncEvals - before.FuncEvals
 		}
 	}()
+	if o.method(len(x)) == MethodCorner {
+		return o.cornerEscape(ctx, x, ev, rng)
+	}
 	x = append([]float64(nil), x...)
 	mod, err := o.buildModel(x, ev, rng)
 	if err != nil {
@@ -128,6 +139,7 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 		Complete: !e.stopped && !e.eigFailed,
 		Canceled: e.canceled,
 		Radius:   o.r,
+		Method:   MethodFull,
 	}
 	res.ModelDecrease = math.Max(0, -e.qmin)
 	if len(e.best) > 0 {
@@ -255,7 +267,9 @@ func (e *escaper) walk(start int) {
 		return
 	}
 	e.examined++
-	if e.examine() >= e.keep && start < len(e.near) && !e.o.noPrune {
+	if e.visit != nil {
+		e.visit() // the corner path has no model bound to prune with
+	} else if e.examine() >= e.keep && start < len(e.near) && !e.o.noPrune {
 		e.pruned++ // relaxed bound: no subset below holds a candidate
 		return
 	}
