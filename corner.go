@@ -29,13 +29,14 @@ const (
 
 // AutoCornerDim is the dimension from which MethodAuto takes the corner path when no
 // Hessian oracle is given. The full path costs d+1 gradient calls, O(d²) memory and O(d³)
-// arithmetic per subset; the corner path costs about T ≈ (L r²/δ)·ln(√d/ξ)·2 gradient
-// calls per subset and O(d) arithmetic per call. On the 8-row face saddle of the tests
-// (cheap O(d) oracle, two shared cores) the corner path is already the faster at d = 200
-// (0.6 s against 2.1 s; at d = 1000 3.2 s against about 7 min, extrapolated from 2.6 s per
-// subset), but it calls the oracle about 1000 times as often (198 k against 204 calls),
-// so with a costly oracle, or when a certificate is wanted, set MethodFull explicitly.
-const AutoCornerDim = 200
+// arithmetic per subset, and can certify; the corner path costs about
+// T ≈ (L r²/δ)·ln(√d/ξ)·2 gradient calls per subset, O(d) arithmetic per call, and never
+// certifies. On the 8-row face saddle of the tests (cheap O(d) oracle, two shared cores)
+// the corner path is the faster from d = 200 on (0.6 s against 2.1 s; at d = 1000, 3.2 s
+// against about 7 min for the per-subset-EigenSym full path), but it calls the oracle
+// about 1000 times as often (198 k against 204 calls). The default therefore keeps the
+// certifying path until d³ per subset dominates, at d = 1000; set Method to choose.
+const AutoCornerDim = 1000
 
 var methodNames = [...]string{"auto", "full", "corner"}
 
