@@ -408,7 +408,7 @@ func (w *cornerWalk) try(X []float64, q float64, kase Case) {
 		return
 	}
 	e := w.e
-	X, ok := w.repair(X)
+	X, _, ok := w.e.repair(X, w.viol)
 	if !ok {
 		return
 	}
@@ -424,42 +424,4 @@ func (w *cornerWalk) try(X []float64, q float64, kase Case) {
 		w.bestDec = dec
 		e.stopped = true
 	}
-}
-
-// repair returns X made feasible when it violates the rows within r by at most
-// repairTol·r (projected onto the held and violated rows' hyperplanes, as in
-// escaper.consider) and pulled back onto B(x, r) when rounding put it outside; false when
-// X is outside S or the ball by more. It allocates only to repair; X may be modified.
-func (w *cornerWalk) repair(X []float64) ([]float64, bool) {
-	e := w.e
-	feasTol := e.o.s.FeasTol
-	for round := 0; ; round++ {
-		violated := w.viol[:0]
-		worst := 0.0
-		for _, i := range e.close {
-			v := -e.c.slack(i, X)
-			if v > e.c.tol(i, feasTol) {
-				violated = append(violated, i)
-				worst = math.Max(worst, v)
-			}
-		}
-		w.viol = violated
-		if len(violated) == 0 {
-			break
-		}
-		if round == 3 || worst > repairTol*e.r {
-			return nil, false
-		}
-		X = e.c.projectAffine(X, append(slices.Clone(e.rows), violated...))
-	}
-	if dd := dist(X, e.x); dd > e.r {
-		if dd > e.r*(1+ballTol) {
-			return nil, false
-		}
-		f := e.r * (1 - 4*eps) / dd
-		for j := range X {
-			X[j] = e.x[j] + f*(X[j]-e.x[j])
-		}
-	}
-	return X, true
 }

@@ -394,42 +394,16 @@ func (e *escaper) examine() (relaxed float64) {
 }
 
 // consider checks a candidate X of the current subset against S and the ball, repairs
-// rounding-level violations by projection, and records it when feasible.
+// rounding-level violations (repair), and records it when feasible.
 func (e *escaper) consider(X []float64, q float64, kase Case) {
 	if q >= e.keep {
 		return
 	}
-	feasTol := e.o.s.FeasTol
-	for round := 0; ; round++ {
-		var violated []int
-		worst := 0.0
-		for _, i := range e.close {
-			v := -e.c.slack(i, X)
-			if v > e.c.tol(i, feasTol) {
-				violated = append(violated, i)
-				worst = math.Max(worst, v)
-			}
-		}
-		if len(violated) == 0 {
-			break
-		}
-		if round == 3 || worst > repairTol*e.r {
-			return // outside S′: not a candidate of this subset
-		}
-		// Shrinking toward x is no repair when a violated row passes through x (slack 0
-		// there): project onto the hyperplanes of the held and violated rows instead.
-		X = e.c.projectAffine(X, append(slices.Clone(e.rows), violated...))
-		q = e.mod.value(sub(X, e.x))
+	X, moved, ok := e.repair(X, nil)
+	if !ok {
+		return
 	}
-	if dd := dist(X, e.x); dd > e.r {
-		if dd > e.r*(1+ballTol) {
-			return
-		}
-		// A convex combination of x and X: every row feasible at both stays feasible.
-		f := e.r * (1 - 4*eps) / dd
-		for j := range X {
-			X[j] = e.x[j] + f*(X[j]-e.x[j])
-		}
+	if moved {
 		q = e.mod.value(sub(X, e.x))
 	}
 	if q >= e.keep {
@@ -456,6 +430,49 @@ func (e *escaper) consider(X []float64, q float64, kase Case) {
 	if len(e.best) > maxVerify {
 		e.best = e.best[:maxVerify]
 	}
+}
+
+// repair returns X made feasible when it violates the rows within r by at most
+// repairTol·r, and pulled back onto B(x, r) when rounding put it outside by at most
+// ballTol·r; ok is false when X is outside S′ or the ball by more. moved reports a change.
+// X may be modified; scratch, when not nil, is reused for the violated rows.
+//
+// Shrinking toward x is no repair when a violated row passes through x (slack 0 there), so
+// violations are projected away onto the hyperplanes of the held and violated rows. The
+// pull back onto the ball is a convex combination of x and X, which keeps every row that
+// holds at both.
+func (e *escaper) repair(X []float64, scratch []int) (_ []float64, moved, ok bool) {
+	feasTol := e.o.s.FeasTol
+	for round := 0; ; round++ {
+		violated := scratch[:0]
+		worst := 0.0
+		for _, i := range e.close {
+			v := -e.c.slack(i, X)
+			if v > e.c.tol(i, feasTol) {
+				violated = append(violated, i)
+				worst = math.Max(worst, v)
+			}
+		}
+		if len(violated) == 0 {
+			break
+		}
+		if round == 3 || worst > repairTol*e.r {
+			return nil, false, false
+		}
+		X = e.c.projectAffine(X, append(slices.Clone(e.rows), violated...))
+		moved = true
+	}
+	if dd := dist(X, e.x); dd > e.r {
+		if dd > e.r*(1+ballTol) {
+			return nil, false, false
+		}
+		f := e.r * (1 - 4*eps) / dd
+		for j := range X {
+			X[j] = e.x[j] + f*(X[j]-e.x[j])
+		}
+		moved = true
+	}
+	return X, moved, true
 }
 
 // projectAffine returns the projection of z onto the intersection of the hyperplanes of
