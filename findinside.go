@@ -59,19 +59,25 @@ const (
 // I is, in the subspace of I, a local minimizer of g over the ball with no other row
 // active, hence an interior stationary point (Case 2: moving from it to the minimum-norm
 // stationary point along null(M′) keeps g and decreases ‖y‖, so that point is feasible by
-// maximality of I) or a KKT point on the sphere (Case 3). ok is false when the
-// eigendecomposition fails. Cost: one m×m EigenSym, O(m²) per root bracket and per
+// maximality of I) or a KKT point on the sphere (Case 3).
+//
+// lower is the minimum of g over the whole ball, ignoring S′: the global minimizer of the
+// trust-region subproblem is among the candidates (Case 2 when M′ ⪰ 0 and the stationary
+// point is inside; else the root left of λ₁ or the hard case at λ₁, both with μ ≤ 0), so
+// lower is the least candidate value. ok is false when the eigendecomposition fails. Cost: one m×m EigenSym, O(m²) per root bracket and per
 // candidate.
-func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []subCandidate, ok bool) {
+func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []subCandidate, lower float64, ok bool) {
 	m := len(vs)
+	lower = math.Inf(1)
 	add := func(y []float64, q float64, k Case) {
+		lower = math.Min(lower, q)
 		if q < keep {
 			cands = append(cands, subCandidate{y: y, q: q, kase: k})
 		}
 	}
 	add(make([]float64, m), c0, CaseVertex)
 	if m == 0 || rs == 0 {
-		return cands, true
+		return cands, lower, true
 	}
 	value := func(y []float64) float64 {
 		yv := mat.NewVecDense(m, y)
@@ -87,7 +93,7 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 
 	var es mat.EigenSym
 	if !es.Factorize(Ms, true) {
-		return cands, false
+		return cands, math.Inf(-1), false
 	}
 	lam := es.Values(nil)
 	var Q mat.Dense
@@ -203,5 +209,5 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 			add(y, q, CaseHard)
 		}
 	}
-	return cands, true
+	return cands, lower, true
 }

@@ -83,6 +83,12 @@ type Settings struct {
 	// Default r/√d·1e-2 clipped below at 1e-6·max(1, ‖x‖∞)... see hessStep.
 	HessStep float64
 
+	// EscapesOnly makes Minimize the paper's loop of escapes alone. By default Minimize
+	// runs a first-order descent phase (gradient projection on the active rows) before
+	// each escape and calls Escape only where that phase stalls; the certificate comes
+	// from an escape either way.
+	EscapesOnly bool
+
 	// MaxSubsets bounds the constraint subsets one Escape examines. An escape that hits
 	// it without finding a move is not certified, and Minimize stops with
 	// StatusSubsetLimit. Default 4096.
@@ -186,13 +192,17 @@ type EscapeResult struct {
 	Canceled bool
 	// Radius is the r of this escape.
 	Radius float64
+	// GradEvals, HessEvals and FuncEvals count this escape's oracle calls.
+	GradEvals, HessEvals, FuncEvals int
 }
 
 // Stats counts the work of Minimize.
 type Stats struct {
 	GradEvals, HessEvals, FuncEvals int
 	Escapes                         int
-	SubsetsExamined, SubsetsPruned  int
+	// DescentSteps counts the accepted steps of the descent phase (not EscapesOnly).
+	DescentSteps                   int
+	SubsetsExamined, SubsetsPruned int
 	// Cases[c] counts the escapes that moved by case c.
 	Cases   [numCases]int
 	Runtime time.Duration
@@ -221,7 +231,9 @@ type Optimizer struct {
 	r   float64
 	rng *rand.Rand
 
-	stats Stats
+	// noPrune turns off the two pruning rules of the subset walk (holdForcedRows and the
+	// relaxed bound in walk); the tests compare verdicts against it.
+	noPrune bool
 }
 
 // New returns an Optimizer for p over c (nil c means unconstrained) with settings s.
