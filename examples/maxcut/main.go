@@ -82,7 +82,7 @@ func run(args []string, w io.Writer) error {
 		var series []Series
 		var outs []*Outcome
 		fmt.Fprintf(w, "mode %s\n\n", m)
-		fmt.Fprintln(w, "| graph | f | cut of sign(x) | at −1 / at 1 | balance | escapes | grad/Hess/func calls | wall s | status | IPOPT gauss7 f / cut | greedy cut | cut bound |")
+		fmt.Fprintln(w, "| graph | f | cut of sign(x) | at −1 / at 1 | balance | escapes / descent steps | grad/Hess/func calls | wall s | status | IPOPT gauss7 f / cut | greedy cut | cut bound |")
 		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|")
 		for _, file := range files {
 			g, err := ReadGraph(file)
@@ -107,8 +107,8 @@ func run(args []string, w io.Writer) error {
 				bound = fmt.Sprintf("%.1f", p.CutUpperBound)
 			}
 			st := o.Result.Stats
-			fmt.Fprintf(w, "| %s | %.1f | %d | %.3f / %.3f | %d | %d | %d/%d/%d | %.1f | %s | %s | %s | %s |\n",
-				g.Name, o.F, o.Cut, o.FracMinus, o.FracPlus, o.Balance, st.Escapes,
+			fmt.Fprintf(w, "| %s | %.1f | %d | %.3f / %.3f | %d | %d / %d | %d/%d/%d | %.1f | %s | %s | %s | %s |\n",
+				g.Name, o.F, o.Cut, o.FracMinus, o.FracPlus, o.Balance, st.Escapes, st.DescentSteps,
 				o.GradCalls, o.HessCalls, o.FuncCalls, o.Wall.Seconds(), o.Result.Status, peer, greedy, bound)
 		}
 		var mf, mc, mfrac, ms float64

@@ -193,8 +193,9 @@ type Config struct {
 	Log io.Writer
 }
 
-// Trace records the paper's figure: per iteration (0 = the start) the objective and the
-// fractions of coordinates at −1 and at +1.
+// Trace records the paper's figure: per iteration (0 = the start, then one per escape)
+// the objective and the fractions of coordinates at −1 and at +1. In fast mode an
+// iteration includes the descent phase that precedes its escape.
 type Trace struct {
 	Iter             []int
 	F                []float64
@@ -255,9 +256,9 @@ func Run(ctx context.Context, g *Graph, x0 []float64, cfg Config) (*Outcome, err
 		MaxSubsets: cfg.MaxSubsets,
 		Seed:       cfg.Seed,
 		Callback: func(iter int, e *houdini.EscapeResult) bool {
-			if e.Found {
-				out.Trace.add(iter, e.X, g.F(e.X))
-			}
+			// e.X is the point after the escape: the move when Found, else the point the
+			// escape examined (in fast mode, where the descent phase stopped).
+			out.Trace.add(iter, e.X, g.F(e.X))
 			if cfg.Log != nil {
 				fmt.Fprintf(cfg.Log, "escape %d: found %v case %v |subset| %d examined %d pruned %d complete %v f %.3f t %.1fs\n",
 					iter, e.Found, e.Case, len(e.Subset), e.Examined, e.Pruned, e.Complete,
