@@ -40,7 +40,7 @@ func run(args []string, w io.Writer) error {
 	delta := fs.Float64("delta", 1e-2, "δ of the δ-SOSP certificate")
 	radius := fs.Float64("radius", 1e-1, "r, the escape radius")
 	maxEscapes := fs.Int("maxescapes", 3000, "escape budget per run (StatusEscapeLimit)")
-	maxSubsets := fs.Int("maxsubsets", 64, "subset budget per escape (StatusSubsetLimit)")
+	maxSubsets := fs.Int("maxsubsets", 4096, "subset budget per escape (StatusSubsetLimit)")
 	timeout := fs.Duration("timeout", 60*time.Second, "wall-time budget per run (StatusCanceled); 0: none")
 	seed := fs.Uint64("seed", 1, "Settings.Seed")
 	out := fs.String("out", "examples/maxcut", "directory for the figures (fig_<mode>_<start>[_balanced].{png,svg}); empty: no figure")
