@@ -1,0 +1,199 @@
+// Command maxcut runs the paper's experiment (app:experiments, fig:experiments): HOUDINI
+// on the max-cut relaxation f(x) = ½xᵀAx over [−1, 1]ⁿ, A the adjacency matrix of an
+// Erdős–Rényi graph G(300, 0.05), δ = 1e-2, r = 1e-1. It prints, per graph, the final f,
+// the cut of sign(x), the fractions of coordinates at ±1, the work and the status beside
+// what SciPy, NLopt and IPOPT reach on the same data, and draws the paper's figure as PNG
+// and SVG. With -balanced it adds Σᵢ xᵢ = 0 (balanced graph partitioning).
+//
+// Run from the repository root:
+//
+//	go run ./examples/maxcut -start zero -mode paper
+//	go run ./examples/maxcut -start gauss7 -mode fast
+//	go run ./examples/maxcut -balanced -start zero -mode paper
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "maxcut:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("maxcut", flag.ContinueOnError)
+	graphs := fs.String("graphs", "", "comma-separated edge-list files (default: the five er300_seed{1..5}.edges in testdata/maxcut)")
+	start := fs.String("start", "zero", `start point: "zero" (x₀ = 0, the saddle), "gauss7" (the peers' perturbed start) or a file with one value a line`)
+	mode := fs.String("mode", "paper", `"paper" (Settings.EscapesOnly: the paper's pure escape loop), "fast" (descent between escapes) or "both"`)
+	balanced := fs.Bool("balanced", false, "add the balance constraint Σᵢ xᵢ = 0 as two inequality rows")
+	delta := fs.Float64("delta", 1e-2, "δ of the δ-SOSP certificate")
+	radius := fs.Float64("radius", 1e-1, "r, the escape radius")
+	maxEscapes := fs.Int("maxescapes", 3000, "escape budget per run (StatusEscapeLimit)")
+	maxSubsets := fs.Int("maxsubsets", 4096, "subset budget per escape (StatusSubsetLimit)")
+	timeout := fs.Duration("timeout", 60*time.Second, "wall-time budget per run (StatusCanceled); 0: none")
+	seed := fs.Uint64("seed", 1, "Settings.Seed")
+	out := fs.String("out", "examples/maxcut", "directory for the figures (fig_<mode>_<start>[_balanced].{png,svg}); empty: no figure")
+	verbose := fs.Bool("v", false, "log every escape to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+
+	var files []string
+	if *graphs == "" {
+		for i := 1; i <= 5; i++ {
+			files = append(files, dataPath(fmt.Sprintf("testdata/maxcut/er300_seed%d.edges", i)))
+		}
+	} else {
+		files = strings.Split(*graphs, ",")
+	}
+	var modes []string
+	switch *mode {
+	case "paper", "fast":
+		modes = []string{*mode}
+	case "both":
+		modes = []string{"paper", "fast"}
+	default:
+		return fmt.Errorf("unknown -mode %q", *mode)
+	}
+
+	fmt.Fprintf(w, "max-cut relaxation f = ½xᵀAx on [−1,1]ⁿ%s, δ = %g, r = %g, start %s, MaxEscapes %d, MaxSubsets %d, timeout %v\n\n",
+		map[bool]string{true: " ∩ {Σx = 0}", false: ""}[*balanced], *delta, *radius, *start, *maxEscapes, *maxSubsets, *timeout)
+	for _, m := range modes {
+		if m == "fast" && !fastModeAvailable {
+			fmt.Fprintln(w, "fast mode: not in this build of the library (Settings.EscapesOnly has not landed); skipped")
+			continue
+		}
+		cfg := Config{Delta: *delta, Radius: *radius, MaxEscapes: *maxEscapes, MaxSubsets: *maxSubsets,
+			Timeout: *timeout, EscapesOnly: m == "paper", Balanced: *balanced, Seed: *seed}
+		if *verbose {
+			cfg.Log = os.Stderr
+		}
+		var series []Series
+		var outs []*Outcome
+		fmt.Fprintf(w, "mode %s\n\n", m)
+		fmt.Fprintln(w, "| graph | f | cut of sign(x) | at −1 / at 1 | balance | escapes / descent steps | grad/Hess/func calls | wall s | status | IPOPT gauss7 f / cut | greedy cut | cut bound |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|")
+		for _, file := range files {
+			g, err := ReadGraph(file)
+			if err != nil {
+				return err
+			}
+			x0, err := startPoint(*start, g.N)
+			if err != nil {
+				return err
+			}
+			o, err := Run(context.Background(), g, x0, cfg)
+			if err != nil {
+				return fmt.Errorf("%s: %w", g.Name, err)
+			}
+			outs = append(outs, o)
+			series = append(series, Series{Label: g.Name, Trace: o.Trace})
+			peer := "—"
+			greedy, bound := "—", "—"
+			if p, ok := peerGraph[g.Name]; ok {
+				peer = fmt.Sprintf("%.0f / %.0f", p.IpoptF, p.IpoptCut)
+				greedy = fmt.Sprintf("%.0f", p.GreedyCut)
+				bound = fmt.Sprintf("%.1f", p.CutUpperBound)
+			}
+			st := o.Result.Stats
+			fmt.Fprintf(w, "| %s | %.1f | %d | %.3f / %.3f | %d | %d / %d | %d/%d/%d | %.1f | %s | %s | %s | %s |\n",
+				g.Name, o.F, o.Cut, o.FracMinus, o.FracPlus, o.Balance, st.Escapes, st.DescentSteps,
+				o.GradCalls, o.HessCalls, o.FuncCalls, o.Wall.Seconds(), o.Result.Status, peer, greedy, bound)
+		}
+		var mf, mc, mfrac, ms float64
+		for _, o := range outs {
+			mf += o.F
+			mc += float64(o.Cut)
+			mfrac += o.FracMinus + o.FracPlus
+			ms += o.Wall.Seconds()
+		}
+		k := float64(len(outs))
+		fmt.Fprintf(w, "\n| solver | start | mean f | mean cut of sign(x) | fraction at ±1 | mean s |\n|---|---|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "| **houdini %s** | %s | %.1f | %.1f | %.3f | %.2f |\n", m, *start, mf/k, mc/k, mfrac/k, ms/k)
+		if !*balanced {
+			for _, p := range peerSummary {
+				secs := "—"
+				if p.MeanSeconds > 0 {
+					secs = fmt.Sprintf("%.3g", p.MeanSeconds)
+				}
+				fmt.Fprintf(w, "| %s | %s | %.1f | %.1f | %.3f | %s |\n", p.Solver, p.Start, p.MeanF, p.MeanCut, p.FracPM1, secs)
+			}
+		}
+		fmt.Fprintln(w)
+		if *out != "" {
+			name := fmt.Sprintf("fig_%s_%s", m, filepath.Base(strings.TrimSuffix(*start, ".txt")))
+			if *balanced {
+				name += "_balanced"
+			}
+			base := filepath.Join(dataPath(*out), name)
+			title := fmt.Sprintf("%s mode, x₀ = %s", m, *start)
+			if err := SaveFigure(base, title, series); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "figure: %s.png, %s.svg\n\n", base, base)
+		}
+	}
+	return nil
+}
+
+// startPoint returns x₀ for the -start flag.
+func startPoint(start string, n int) ([]float64, error) {
+	var path string
+	switch start {
+	case "zero":
+		return make([]float64, n), nil
+	case "gauss7":
+		path = dataPath(fmt.Sprintf("testdata/maxcut/maxcut_start_gauss7_n%d.txt", n))
+	default:
+		path = start
+	}
+	x, err := ReadVector(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(x) != n {
+		return nil, fmt.Errorf("%s: %d values, want %d", path, len(x), n)
+	}
+	for i, v := range x {
+		if math.Abs(v) > 1 {
+			return nil, fmt.Errorf("%s: value %d = %g outside [−1, 1]", path, i+1, v)
+		}
+	}
+	return x, nil
+}
+
+// dataPath resolves a path relative to the repository root when it does not exist as
+// given, so the example runs from the root or from its own directory (as tests do).
+func dataPath(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, p)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return p
+		}
+		dir = parent
+	}
+}
