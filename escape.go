@@ -245,10 +245,12 @@ func (e *escaper) isForced(i int, Ma []float64) bool {
 
 // walk examines the current subset and then, depth first, each subset that adds one
 // near row of larger index: every subset of near rows once, in lexicographic order. The
-// children are all skipped when the model's minimum over the current affine set ∩ ball,
-// ignoring the inequalities (findInside's lower), is ≥ keep = −δ/3: a superset's affine
-// set ∩ ball is contained in the current one, so none of its candidates could lower the
-// model below keep. A child is pruned with its whole subtree when
+// children are all skipped (branch and bound) when the model's minimum over the current
+// affine set ∩ ball, ignoring the inequalities (findInside's lower), is ≥ min(keep, qmin),
+// keep = −δ/3 and qmin the best feasible candidate so far: a superset's affine set ∩ ball
+// is contained in the current one, so none of its candidates could lower the model below
+// keep or below the best already found. The best candidate, hence the move and the
+// certificate, is the one the full walk finds. A child is pruned with its whole subtree when
 //   - the new row is dependent on the held rows: its hyperplane then contains their
 //     affine set 𝒜 (the child's set is 𝒜, already examined, and so is every superset's,
 //     as the same set without this row) or misses it (the child's set is empty);
@@ -269,7 +271,7 @@ func (e *escaper) walk(start int) {
 	e.examined++
 	if e.visit != nil {
 		e.visit() // the corner path has no model bound to prune with
-	} else if e.examine() >= e.keep && start < len(e.near) && !e.o.noPrune {
+	} else if e.examine() >= math.Min(e.keep, e.qmin) && start < len(e.near) && !e.o.noPrune {
 		e.pruned++ // relaxed bound: no subset below holds a candidate
 		return
 	}
