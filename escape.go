@@ -36,7 +36,7 @@ const (
 // subset of t rows one QR of t vectors, one projection of M (O(d³) for t > 0) and one
 // EigenSym of order d − t, and up to maxVerify decrease checks.
 func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {
-	ev := &evaluator{p: o.p, stats: &o.stats}
+	ev := &evaluator{p: o.p, stats: &o.stats, sto: o.sto}
 	if err := o.checkPoint(x, "x"); err != nil {
 		return nil, err
 	}
@@ -124,11 +124,11 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 			return nil, err
 		}
 		for _, cand := range e.best {
-			dec, err := ev.decrease(base, cand.X)
+			dec, ok, err := ev.verify(base, cand.X, o.s.Delta/3)
 			if err != nil {
 				return nil, err
 			}
-			if dec > o.s.Delta/3 {
+			if ok {
 				res.Found = true
 				res.X = cand.X
 				res.Decrease = dec

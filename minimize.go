@@ -20,7 +20,7 @@ func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error)
 		return nil, err
 	}
 	var st Stats
-	ev := &evaluator{p: o.p, stats: &st}
+	ev := &evaluator{p: o.p, stats: &st, sto: o.newStochastic()}
 	rng := newRand(o.s.Seed)
 	x := append([]float64(nil), x0...)
 	res := &Result{Delta: o.s.Delta, Radius: o.r, F: math.NaN()}
@@ -72,12 +72,13 @@ loop:
 		break loop
 	}
 	if o.p.Func != nil {
-		f, err := ev.fun(x)
+		f, err := ev.value(x)
 		if err != nil {
 			return nil, err
 		}
 		res.F = f
 	}
+	res.Sigma = ev.sigmaEstimate()
 	res.X = x
 	res.Status = status
 	if o.c != nil {
