@@ -23,6 +23,9 @@ type Constraints struct {
 	// slack[i] > 0 when a parallel row of the same orientation is tighter: row i can
 	// never be active on S, so the subset walk skips it.
 	loose []bool
+	// coord[i] = j when row i is ±eⱼ (a bound on coordinate j), else -1: the descent
+	// phase fixes such rows by masking instead of Gram–Schmidt.
+	coord []int
 }
 
 // parallelTol decides that two unit rows are parallel (|âᵢ·âⱼ| ≥ 1 − parallelTol) and
@@ -175,14 +178,26 @@ func (c *Constraints) infeasibility(x []float64, feasTol float64) *InfeasibleErr
 	return worst
 }
 
-// findTwins marks rows that share a hyperplane with an earlier row and rows made
+// findTwins finds the coordinate rows and marks rows that share a hyperplane with an earlier row and rows made
 // redundant by a tighter parallel row of the same orientation. O(k²d) in the worst case,
 // O(k²) for rows that differ in their first nonzero coordinate.
 func (c *Constraints) findTwins() {
 	c.twin = make([]int, c.k)
 	c.loose = make([]bool, c.k)
+	c.coord = make([]int, c.k)
 	for i := range c.twin {
 		c.twin[i] = -1
+		c.coord[i] = -1
+		nz := 0
+		for j, v := range c.row(i) {
+			if v != 0 {
+				nz++
+				c.coord[i] = j
+			}
+		}
+		if nz != 1 {
+			c.coord[i] = -1
+		}
 	}
 	for i := 0; i < c.k; i++ {
 		for j := 0; j < i; j++ {

@@ -36,7 +36,7 @@ const (
 // subset of t rows one QR of t vectors, one projection of M (O(d³) for t > 0) and one
 // EigenSym of order d − t, and up to maxVerify decrease checks.
 func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {
-	ev := &evaluator{p: o.p, stats: &o.stats, sto: o.sto}
+	ev := &evaluator{p: o.p, stats: new(Stats), sto: o.sto}
 	if err := o.checkPoint(x, "x"); err != nil {
 		return nil, err
 	}
@@ -92,10 +92,20 @@ type escaper struct {
 	examined, pruned  int
 	stopped, canceled bool
 	eigFailed         bool
+	forced            int // rows held by holdForcedRows
 	mhScratch         []float64
 }
 
-func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (*EscapeResult, error) {
+func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (res *EscapeResult, err error) {
+	before := *ev.stats
+	defer func() {
+		if res != nil {
+			res.GradEvals = ev.stats.GradEvals - before.GradEvals
+			res.HessEvals = ev.stats.HessEvals - before.HessEvals
+			res.FuncEvals = ev.stats.FuncEvals - before.FuncEvals
+			res.Rejected = ev.stats.Rejected - before.Rejected
+		}
+	}()
 	x = append([]float64(nil), x...)
 	mod, err := o.buildModel(x, ev, rng)
 	if err != nil {
@@ -107,9 +117,12 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 	e.ps = [][]float64{x}
 	e.dist2 = []float64{0}
 	e.mhScratch = make([]float64, d)
+	if !o.noPrune {
+		e.holdForcedRows()
+	}
 	e.walk(0)
 
-	res := &EscapeResult{
+	res = &EscapeResult{
 		X:        x,
 		Examined: e.examined,
 		Pruned:   e.pruned,
@@ -163,9 +176,68 @@ func (e *escaper) selectRows() {
 	}
 }
 
+// holdForcedRows holds as equalities, for the whole walk, the rows every minimizer of the
+// model over S ∩ B(x, r) keeps active, and drops them from the rows the walk chooses from.
+// Row i (unit aᵢ, active at x) is forced when
+//
+//	−vᵀaᵢ > ‖Maᵢ‖·r + ½·r·max(0, −aᵢᵀMaᵢ)   and   aₗᵀaᵢ ≤ 0 or aₗ = aᵢ for every other row l within r.
+//
+// Proof: let h be feasible with slack s = −aᵢᵀh > 0 on row i, and h′ = h + s·aᵢ its
+// projection onto aᵢᵀh′ = 0. Then ‖h′‖ ≤ ‖h‖ ≤ r; rows farther than r hold on the whole
+// ball, and a row l within r gains aₗᵀh′ = aₗᵀh + s·aₗᵀaᵢ ≤ aₗᵀh (or equals aᵢᵀh′ = 0 for
+// aₗ = aᵢ), so h′ is feasible. And
+//
+//	q(h) − q(h′) = s·(−vᵀaᵢ − aᵢᵀMh′ + ½·s·aᵢᵀMaᵢ) ≥ s·(−vᵀaᵢ − ‖Maᵢ‖r − ½r·max(0, −aᵢᵀMaᵢ)) > 0,
+//
+// so no minimizer leaves row i. The completeness argument of findInside takes a minimizer
+// with a maximal active set, which contains every forced row, and an independent subset of
+// it extending the held forced rows; the walk enumerates all of those. At a vertex of a box
+// whose gradient pushes hard against most bounds (the end of a max-cut run) this leaves
+// only the weakly active rows to enumerate.
+func (e *escaper) holdForcedRows() {
+	if e.c == nil {
+		return
+	}
+	Ma := make([]float64, len(e.x))
+	var forced []int
+	rest := e.near[:0:0]
+	for _, i := range e.near {
+		if e.isForced(i, Ma) && e.push(i) {
+			forced = append(forced, i)
+			continue
+		}
+		rest = append(rest, i)
+	}
+	e.near = rest
+	e.forced = len(forced)
+}
+
+func (e *escaper) isForced(i int, Ma []float64) bool {
+	c := e.c
+	if c.slack(i, e.x) > c.tol(i, e.o.s.FeasTol) {
+		return false
+	}
+	a := c.row(i)
+	for _, l := range e.close {
+		if l == i {
+			continue
+		}
+		cos := dot(c.row(l), a)
+		if cos > parallelTol && cos < 1-parallelTol {
+			return false
+		}
+	}
+	mat.NewVecDense(len(a), Ma).MulVec(e.mod.M, mat.NewVecDense(len(a), a))
+	aMa := dot(a, Ma)
+	return -dot(e.mod.v, a) > norm(Ma)*e.r+0.5*e.r*math.Max(0, -aMa)
+}
+
 // walk examines the current subset and then, depth first, each subset that adds one
-// near row of larger index: every subset of near rows once, in lexicographic order. A
-// child is pruned with its whole subtree when
+// near row of larger index: every subset of near rows once, in lexicographic order. The
+// children are all skipped when the model's minimum over the current affine set ∩ ball,
+// ignoring the inequalities (findInside's lower), is ≥ keep = −δ/3: a superset's affine
+// set ∩ ball is contained in the current one, so none of its candidates could lower the
+// model below keep. A child is pruned with its whole subtree when
 //   - the new row is dependent on the held rows: its hyperplane then contains their
 //     affine set 𝒜 (the child's set is 𝒜, already examined, and so is every superset's,
 //     as the same set without this row) or misses it (the child's set is empty);
@@ -184,7 +256,10 @@ func (e *escaper) walk(start int) {
 		return
 	}
 	e.examined++
-	e.examine()
+	if e.examine() >= e.keep && start < len(e.near) && !e.o.noPrune {
+		e.pruned++ // relaxed bound: no subset below holds a candidate
+		return
+	}
 	for j := start; j < len(e.near) && !e.stopped; j++ {
 		if !e.push(e.near[j]) {
 			e.pruned++
@@ -252,10 +327,10 @@ func orthogonalize(a []float64, basis [][]float64) []float64 {
 }
 
 // examine runs lines line:proj_start–line:proj_end and FindInside for the held rows:
-// r′ = √(r² − ‖p − x‖²), O an orthonormal basis of the affine set's directions,
+// r′ = √(r² − ‖p − x‖²), O an orthonormal basis of the affine set's directions (subspace),
 // M′ = OᵀMO, v′ = Oᵀ(v + M(p − x)) and the constant c0 = vᵀ(p − x) + ½(p − x)ᵀM(p − x),
 // so that the model at p + Oy is c0 + v′ᵀy + ½yᵀM′y.
-func (e *escaper) examine() {
+func (e *escaper) examine() (relaxed float64) {
 	t := len(e.rows)
 	d := len(e.x)
 	p := e.ps[t]
@@ -272,67 +347,37 @@ func (e *escaper) examine() {
 		g[j] = e.mod.v[j] + e.mhScratch[j]
 	}
 
-	var O *mat.Dense // nil: the identity (no rows held)
+	var sp *subspace // nil: the identity (no rows held)
 	var Ms *mat.SymDense
 	var vs []float64
-	m := d - t
 	switch {
 	case t == 0:
 		Ms, vs = e.mod.M, g
-	case m == 0:
-		vs = nil
+	case t == d:
 		Ms = mat.NewSymDense(1, nil) // unused: findInside returns p alone
 	default:
-		O = complementBasis(e.basis, d)
-		var MO, P mat.Dense
-		MO.Mul(e.mod.M, O)
-		P.Mul(O.T(), &MO)
-		Ms = mat.NewSymDense(m, nil)
-		for i := 0; i < m; i++ {
-			for j := i; j < m; j++ {
-				Ms.SetSym(i, j, 0.5*(P.At(i, j)+P.At(j, i)))
-			}
-		}
-		vs = make([]float64, m)
-		mat.NewVecDense(m, vs).MulVec(O.T(), mat.NewVecDense(d, g))
+		sp = newSubspace(e.basis, d)
+		Ms = sp.project(e.mod.M)
+		vs = sp.coords(g)
 	}
-	cands, ok := findInside(Ms, vs, rs, c0, e.keep)
+	cands, lower, ok := findInside(Ms, vs, rs, c0, e.keep)
 	if !ok {
 		e.eigFailed = true
 	}
 	for _, sc := range cands {
 		X := append([]float64(nil), p...)
 		if len(sc.y) > 0 {
-			if O == nil {
-				for j := range X {
-					X[j] += sc.y[j]
-				}
-			} else {
-				oy := mat.NewVecDense(d, nil)
-				oy.MulVec(O, mat.NewVecDense(m, sc.y))
-				for j := range X {
-					X[j] += oy.AtVec(j)
-				}
+			oy := sc.y
+			if sp != nil {
+				oy = sp.point(sc.y)
+			}
+			for j := range X {
+				X[j] += oy[j]
 			}
 		}
 		e.consider(X, sc.q, sc.kase)
 	}
-}
-
-// complementBasis returns a d×(d−t) matrix whose orthonormal columns span the orthogonal
-// complement of the t orthonormal vectors in basis: the trailing columns of the full Q of
-// a Householder QR (gonum) of [u₁ … u_t].
-func complementBasis(basis [][]float64, d int) *mat.Dense {
-	t := len(basis)
-	U := mat.NewDense(d, t, nil)
-	for j, u := range basis {
-		U.SetCol(j, u)
-	}
-	var qr mat.QR
-	qr.Factorize(U)
-	var Q mat.Dense
-	qr.QTo(&Q)
-	return mat.DenseCopyOf(Q.Slice(0, d, t, d))
+	return lower
 }
 
 // consider checks a candidate X of the current subset against S and the ball, repairs

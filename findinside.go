@@ -41,7 +41,7 @@ const (
 //     M′y + v′ = μy with multiplier −μ ≥ 0. The paper's text flips this sign; from the
 //     KKT condition, for μ not an eigenvalue,
 //     y(μ) = −(M′ − μI)⁻¹v′,  ỹᵢ = ṽᵢ/(μ − λᵢ),  and ‖y(μ)‖ = r′ ⇔ Σᵢ ṽᵢ²/(μ − λᵢ)² = r′²,
-//     so every root μ ≤ 0 of that secular equation (secularRoots) is a candidate.
+//     so the roots μ ≤ 0 of that secular equation (secularRoots) are candidates.
 //     Roots μ > 0 are not: they violate the multiplier's sign and cannot be minimizers.
 //   - Case 3, hard case: μ = λ_c, an eigenvalue ≤ 0 whose cluster c of ṽ vanishes
 //     (the paper leaves it to the noise ζ, which is 0 when Noise is 0, e.g. at a corner
@@ -55,23 +55,38 @@ const (
 //     (a near-hard case) u = ∓ṽ_c/‖ṽ_c‖ and the secular roots near λ_c are candidates too.
 //   - The subspace's own point p (y = 0), the only candidate when r′ = 0 or dim = 0.
 //
+// Only two multipliers can matter (J. M. Martínez, "Local minimizers of quadratic
+// functions on Euclidean balls and spheres", SIAM J. Optim. 4(1), 1994): a local
+// minimizer of g on the sphere is either global, with M′ − μI ⪰ 0, i.e. μ ≤ λ₁, or the
+// unique local-nonglobal one, with λ₁ < μ < λ₂ (and λ₁ simple). The candidate we need is a
+// local minimizer of g over the ball within its subspace (below), so roots are sought
+// only for μ ≤ min(0, λ₂), and the hard case only at λ₁; with λ₁ repeated any one point of
+// that sphere suffices (the connectivity argument above). This cuts the candidates per
+// subset from O(m) to at most four and the root search to the first two pole intervals.
+//
 // Completeness: the minimizer of the model over S ∩ B(x, r) with the largest active set
 // I is, in the subspace of I, a local minimizer of g over the ball with no other row
 // active, hence an interior stationary point (Case 2: moving from it to the minimum-norm
 // stationary point along null(M′) keeps g and decreases ‖y‖, so that point is feasible by
-// maximality of I) or a KKT point on the sphere (Case 3). ok is false when the
-// eigendecomposition fails. Cost: one m×m EigenSym, O(m²) per root bracket and per
+// maximality of I) or a KKT point on the sphere (Case 3).
+//
+// lower is the minimum of g over the whole ball, ignoring S′: the global minimizer of the
+// trust-region subproblem is among the candidates (Case 2 when M′ ⪰ 0 and the stationary
+// point is inside; else the root left of λ₁ or the hard case at λ₁, both with μ ≤ 0), so
+// lower is the least candidate value. ok is false when the eigendecomposition fails. Cost: one m×m EigenSym, O(m²) per root bracket and per
 // candidate.
-func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []subCandidate, ok bool) {
+func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []subCandidate, lower float64, ok bool) {
 	m := len(vs)
+	lower = math.Inf(1)
 	add := func(y []float64, q float64, k Case) {
+		lower = math.Min(lower, q)
 		if q < keep {
 			cands = append(cands, subCandidate{y: y, q: q, kase: k})
 		}
 	}
 	add(make([]float64, m), c0, CaseVertex)
 	if m == 0 || rs == 0 {
-		return cands, true
+		return cands, lower, true
 	}
 	value := func(y []float64) float64 {
 		yv := mat.NewVecDense(m, y)
@@ -87,7 +102,7 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 
 	var es mat.EigenSym
 	if !es.Factorize(Ms, true) {
-		return cands, false
+		return cands, math.Inf(-1), false
 	}
 	lam := es.Values(nil)
 	var Q mat.Dense
@@ -95,7 +110,11 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 	vt := make([]float64, m) // ṽ = Qᵀv′
 	mat.NewVecDense(m, vt).MulVec(Q.T(), mat.NewVecDense(m, vs))
 	scale := math.Max(math.Abs(lam[0]), math.Abs(lam[m-1]))
+	// Roots: μ ≤ 0 (the multiplier's sign) and μ < λ₂ (Martínez, see above).
 	muMax := muTol * scale
+	if m >= 2 {
+		muMax = math.Min(muMax, lam[1])
+	}
 
 	// fromEigen maps ỹ to y = Qỹ and the model value at it, computed in the eigenbasis.
 	fromEigen := func(yt []float64) ([]float64, float64) {
@@ -170,8 +189,8 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 		add(y, q, CaseBoundary)
 	}
 
-	// Case 3, hard case, for each cluster with λ_c ≤ 0.
-	for c := 0; c < nc && lam[start[c]] <= muMax; c++ {
+	// Case 3, hard case, at the lowest cluster when λ₁ ≤ 0 (Martínez, see above).
+	for c := 0; c < 1 && lam[0] <= muTol*scale; c++ {
 		lc := lam[start[c]]
 		yt := make([]float64, m)
 		off := 0.0
@@ -203,5 +222,5 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 			add(y, q, CaseHard)
 		}
 	}
-	return cands, true
+	return cands, lower, true
 }

@@ -79,8 +79,9 @@ type Settings struct {
 	FeasTol float64
 
 	// HessStep is θ of alg:escaping_general_full, the finite-difference step of the
-	// Hessian columns (∇f(x + θeᵢ) − ∇f(x))/θ when Problem.Hess is nil.
-	// Default r/√d·1e-2 clipped below at 1e-6·max(1, ‖x‖∞)... see hessStep.
+	// Hessian columns (∇f(x + θeᵢ) − ∇f(x))/θ when Problem.Hess is nil. Default
+	// min(r/√d, √ε·max(1, ‖x‖∞)): within the paper's Θ(r/√d), and the step that balances
+	// truncation against rounding for exact gradients.
 	HessStep float64
 
 	// Stochastic says that Problem.Grad is a stochastic oracle g(x) with E[g(x)] = ∇f(x)
@@ -91,7 +92,8 @@ type Settings struct {
 	// median-of-means integrals of the gradient, accepting a move only when the decrease
 	// exceeds δ/3 by the test's accuracy δ/6 (rejections in Stats.Rejected). A run is
 	// deterministic when the oracle draws from its own seeded generator: the oracle is
-	// called in a fixed order. Default false: Grad is exact.
+	// called in a fixed order. Minimize then skips the descent phase (as if EscapesOnly
+	// were set): its line search needs exact oracles. Default false: Grad is exact.
 	Stochastic bool
 
 	// Sigma is σ of ass:sgd, the root-mean-square error ‖g(x) − ∇f(x)‖ of the
@@ -126,6 +128,12 @@ type Settings struct {
 	// (d+1)·9σ²/σ̃_H²·ln(d/ε), so this is the constant to raise when calls are too many.
 	// Default 1/6.
 	HessAccuracy float64
+
+	// EscapesOnly makes Minimize the paper's loop of escapes alone. By default Minimize
+	// runs a first-order descent phase (gradient projection on the active rows) before
+	// each escape and calls Escape only where that phase stalls; the certificate comes
+	// from an escape either way.
+	EscapesOnly bool
 
 	// MaxSubsets bounds the constraint subsets one Escape examines. An escape that hits
 	// it without finding a move is not certified, and Minimize stops with
@@ -230,13 +238,19 @@ type EscapeResult struct {
 	Canceled bool
 	// Radius is the r of this escape.
 	Radius float64
+	// GradEvals, HessEvals and FuncEvals count this escape's oracle calls.
+	GradEvals, HessEvals, FuncEvals int
+	// Rejected counts this escape's candidates refused by the decrease test (Stats.Rejected).
+	Rejected int
 }
 
 // Stats counts the work of Minimize.
 type Stats struct {
 	GradEvals, HessEvals, FuncEvals int
 	Escapes                         int
-	SubsetsExamined, SubsetsPruned  int
+	// DescentSteps counts the accepted steps of the descent phase (not EscapesOnly).
+	DescentSteps                   int
+	SubsetsExamined, SubsetsPruned int
 	// Cases[c] counts the escapes that moved by case c.
 	Cases [numCases]int
 	// Rejected counts candidate moves checked on f whose measured decrease was not above
@@ -276,7 +290,9 @@ type Optimizer struct {
 	rng *rand.Rand
 	sto *stochastic // state of Escape's stochastic oracle; nil when exact
 
-	stats Stats
+	// noPrune turns off the two pruning rules of the subset walk (holdForcedRows and the
+	// relaxed bound in walk); the tests compare verdicts against it.
+	noPrune bool
 }
 
 // New returns an Optimizer for p over c (nil c means unconstrained) with settings s.

@@ -38,6 +38,14 @@ loop:
 			status = StatusEvalLimit
 			break loop
 		}
+		if !o.s.EscapesOnly && ev.sto == nil { // the descent phase needs exact oracles
+			xd, dec, err := o.descend(ctx, x, ev, &st)
+			if err != nil {
+				return nil, err
+			}
+			x = xd
+			res.Decrease += dec
+		}
 		e, err := o.escape(ctx, x, ev, rng)
 		if err != nil {
 			return nil, err

@@ -55,12 +55,14 @@ func secularRoots(lambda, w []float64, r, muMax float64) []secularRoot {
 	}
 	s := secular{lambda: lambda, w: w, r2: r * r}
 	var roots []secularRoot
-	if lambda[0]-math.Sqrt(w[0])/r > muMax {
-		return nil
-	}
 	W := 0.0
 	for _, wi := range w {
 		W += wi
+	}
+	// Every root is ≥ the left root ≥ λ₁ − √W/r (fact 4). The left root's other bound,
+	// λ₁ − √w₁/r, may exceed muMax while the root itself does not.
+	if lambda[0]-math.Sqrt(W)/r > muMax {
+		return nil
 	}
 	// Left outer interval: τ = μ − λ₁ ∈ [−√W/r, −√w₁/r], ψ increasing.
 	roots = append(roots, secularRoot{0, s.solve(0, -math.Sqrt(W)/r, -math.Sqrt(w[0])/r)})
@@ -71,7 +73,7 @@ func secularRoots(lambda, w []float64, r, muMax float64) []secularRoot {
 		if lo >= gap+hi || lambda[k]+lo > muMax { // fact 3, or beyond muMax
 			continue
 		}
-		roots = s.inner(k, lo, gap+hi, roots)
+		roots = s.inner(k, lo, hi, roots)
 	}
 	// Right outer interval: τ = μ − λₙ ∈ [√wₙ/r, √W/r], ψ decreasing.
 	roots = append(roots, secularRoot{n - 1, s.solve(n-1, math.Sqrt(w[n-1])/r, math.Sqrt(W)/r)})
@@ -103,20 +105,31 @@ func (s *secular) eval(a int, tau float64) (psi, d1, d2 float64) {
 	return psi, d1, d2
 }
 
-// inner appends the roots in (λ_k, λ_{k+1}) to roots. [lo, hi] bounds them in offsets from
-// λ_k (fact 3), and ψ is convex there.
+// inner appends the roots in (λ_k, λ_{k+1}) to roots. They lie between the exclusion zones
+// (fact 3): above offset lo > 0 from λ_k and below offset hi < 0 from λ_{k+1}; ψ is convex
+// there. Each point is handled in offsets from the nearer of the two poles, so a root
+// closer to a pole than ulp(λ_{k+1} − λ_k) — a pole of tiny weight — keeps its accuracy;
+// offsets formed as gap + hi would round it away, leave ψ infinite at the bracket's end,
+// and lose the interval's roots.
 func (s *secular) inner(k int, lo, hi float64, roots []secularRoot) []secularRoot {
-	// ψ′ is increasing; find its zero, the minimizer of ψ, by safeguarded Newton.
+	gap := s.lambda[k+1] - s.lambda[k]
+	half := 0.5 * gap // the midpoint; half − gap = −half exactly
 	_, dlo, _ := s.eval(k, lo)
-	_, dhi, _ := s.eval(k, hi)
+	_, dhi, _ := s.eval(k+1, hi)
 	if dlo >= 0 || dhi <= 0 {
-		// ψ is monotone on [lo, hi] and ≥ r² at both ends (fact 3): no root.
+		// ψ is monotone between the zones and ≥ r² at both ends (fact 3): no root.
 		return roots
 	}
-	a, b := lo, hi
+	// ψ′ is increasing; its zero, the minimizer of ψ, lies in the half where ψ′ changes
+	// sign. Find it by safeguarded Newton in offsets from that half's pole.
+	psiMid, dmid, _ := s.eval(k, half)
+	am, a, b := k, lo, half
+	if dmid < 0 {
+		am, a, b = k+1, -half, hi
+	}
 	t := 0.5 * (a + b)
 	for it := 0; it < secularMaxIter; it++ {
-		_, d1, d2 := s.eval(k, t)
+		_, d1, d2 := s.eval(am, t)
 		if d1 < 0 {
 			a = t
 		} else {
@@ -131,18 +144,34 @@ func (s *secular) inner(k int, lo, hi float64, roots []secularRoot) []secularRoo
 		}
 		t = next
 	}
-	psi, _, _ := s.eval(k, t)
+	psi, _, _ := s.eval(am, t)
 	switch {
 	case psi > s.r2*(1+tangentTol):
 		return roots
 	case psi >= s.r2:
-		return append(roots, secularRoot{k, t}) // tangency: one double root
+		return append(roots, secularRoot{am, t}) // tangency: one double root
 	}
-	// Two roots: left of the minimizer ψ decreases (anchor λ_k); right of it ψ increases
-	// (anchor λ_{k+1}, offsets shifted by the gap).
-	gap := s.lambda[k+1] - s.lambda[k]
-	roots = append(roots, secularRoot{k, s.solve(k, lo, t)})
-	return append(roots, secularRoot{k + 1, s.solve(k+1, t-gap, hi-gap)})
+	// Two roots: ψ decreases left of the minimizer and increases right of it. A root on
+	// the other half from the minimizer is bracketed by the midpoint, whose ψ says which
+	// side of it the root lies.
+	var left, right secularRoot
+	switch {
+	case am == k:
+		left = secularRoot{k, s.solve(k, lo, t)}
+	case psiMid > s.r2: // the midpoint is left of the left root
+		left = secularRoot{k + 1, s.solve(k+1, -half, t)}
+	default:
+		left = secularRoot{k, s.solve(k, lo, half)}
+	}
+	switch {
+	case am == k+1:
+		right = secularRoot{k + 1, s.solve(k+1, t, hi)}
+	case psiMid > s.r2: // the midpoint is right of the right root
+		right = secularRoot{k, s.solve(k, t, half)}
+	default:
+		right = secularRoot{k + 1, s.solve(k+1, -half, hi)}
+	}
+	return append(roots, left, right)
 }
 
 // solve returns the root of ψ = r² in the offset bracket [a, b] from pole p, where ψ − r²

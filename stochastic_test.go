@@ -115,21 +115,7 @@ func saddleInstance(rng *rand.Rand, d int, r, gnorm float64) (*noisyQuadratic, [
 	return q, x, best
 }
 
-func randomOrthogonal(rng *rand.Rand, d int) *mat.Dense {
-	G := mat.NewDense(d, d, nil)
-	for i := 0; i < d; i++ {
-		for j := 0; j < d; j++ {
-			G.Set(i, j, rng.NormFloat64())
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(G)
-	var Q mat.Dense
-	qr.QTo(&Q)
-	return &Q
-}
-
-func box(d int) *Constraints {
+func unitBox(d int) *Constraints {
 	lo, hi := make([]float64, d), make([]float64, d)
 	for i := range lo {
 		lo[i], hi[i] = -1, 1
@@ -189,7 +175,7 @@ func TestStochasticEscapeRate(t *testing.T) {
 			if !lv.estimate {
 				s.Sigma = q.sigma
 			}
-			o, err := New(q.problem(lv.noisyFunc), box(lv.d), s)
+			o, err := New(q.problem(lv.noisyFunc), unitBox(lv.d), s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,8 +183,8 @@ func TestStochasticEscapeRate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			calls += o.stats.GradEvals + o.stats.FuncEvals
-			rejected += o.stats.Rejected
+			calls += e.GradEvals + e.FuncEvals
+			rejected += e.Rejected
 			if !e.Found {
 				continue
 			}
@@ -250,7 +236,7 @@ func TestStochasticNoFalseEscape(t *testing.T) {
 		q := &noisyQuadratic{A: A, b: []float64{-ax[0], -ax[1]}, sigma: 1}
 		q.reset(uint64(tr))
 		// δ small against σr: the model is noisy enough to propose moves.
-		o, err := New(q.problem(false), box(d), Settings{Delta: 0.05, Radius: 0.5, Stochastic: true,
+		o, err := New(q.problem(false), unitBox(d), Settings{Delta: 0.05, Radius: 0.5, Stochastic: true,
 			Sigma: 1, HessAccuracy: 2, GradAccuracy: 2, Seed: uint64(tr)})
 		if err != nil {
 			t.Fatal(err)
@@ -275,7 +261,7 @@ func TestStochasticDeterministic(t *testing.T) {
 		q, x, _ := saddleInstance(rng, 2, 1, 0.4)
 		q.sigma = 0.3
 		q.reset(42)
-		res, err := Minimize(context.Background(), q.problem(false), box(2), x,
+		res, err := Minimize(context.Background(), q.problem(false), unitBox(2), x,
 			Settings{Delta: 0.2, Radius: 1, Stochastic: true, Noise: 0.01, Seed: 7})
 		if err != nil {
 			t.Fatal(err)
