@@ -17,6 +17,7 @@ type noisyQuadratic struct {
 	b     []float64
 	sigma float64
 	fsd   float64
+	heavy bool // Student-t(3) gradient noise instead of Gaussian
 	rng   *rand.Rand
 }
 
@@ -36,10 +37,17 @@ func (q *noisyQuadratic) reset(seed uint64) { q.rng = rand.New(rand.NewPCG(seed,
 
 func (q *noisyQuadratic) problem(noisyFunc bool) Problem {
 	sd := q.sigma / math.Sqrt(float64(len(q.b)))
+	if q.heavy {
+		sd /= math.Sqrt(3) // t(3) has variance 3
+	}
 	p := Problem{Grad: func(g, x []float64) {
 		q.trueGrad(g, x)
 		for j := range g {
-			g[j] += sd * q.rng.NormFloat64()
+			if q.heavy {
+				g[j] += sd * studentT3(q.rng)
+			} else {
+				g[j] += sd * q.rng.NormFloat64()
+			}
 		}
 	}}
 	if noisyFunc {
@@ -138,6 +146,7 @@ func TestStochasticEscapeRate(t *testing.T) {
 		sigmaRel  float64 // σ as a multiple of ‖∇f(x)‖
 		noisyFunc bool    // decreases from a noisy Func instead of integrating Grad
 		estimate  bool    // Sigma = 0: estimate σ from the oracle
+		heavy     bool    // Student-t(3) noise
 		trials    int
 	}
 	levels := []level{
@@ -147,6 +156,7 @@ func TestStochasticEscapeRate(t *testing.T) {
 		{d: 3, sigmaRel: 1, trials: 100},
 		{d: 2, sigmaRel: 1, estimate: true, trials: 100},
 		{d: 2, sigmaRel: 1, noisyFunc: true, trials: 100},
+		{d: 2, sigmaRel: 1, heavy: true, trials: 100},
 	}
 	if testing.Short() {
 		levels = levels[:2]
@@ -169,6 +179,7 @@ func TestStochasticEscapeRate(t *testing.T) {
 			g := make([]float64, lv.d)
 			q.trueGrad(g, x)
 			q.sigma = lv.sigmaRel * norm(g)
+			q.heavy = lv.heavy
 			q.fsd = q.sigma * r
 			q.reset(uint64(tr))
 			s := Settings{Delta: delta, Radius: r, Stochastic: true, NoisyFunc: lv.noisyFunc, Seed: uint64(tr)}
@@ -202,8 +213,8 @@ func TestStochasticEscapeRate(t *testing.T) {
 			}
 		}
 		rate := float64(found) / float64(lv.trials)
-		t.Logf("d=%d σ=%.2g·‖∇f(x)‖ noisyFunc=%v estimated σ=%v: found %d/%d (%.0f%%), true-f increases %d, decrease ≤ δ/3 %d, rejected candidates %d, mean oracle calls %d",
-			lv.d, lv.sigmaRel, lv.noisyFunc, lv.estimate, found, lv.trials, 100*rate, increases, shortfalls, rejected, calls/lv.trials)
+		t.Logf("d=%d σ=%.2g·‖∇f(x)‖ noisyFunc=%v estimated σ=%v t3=%v: found %d/%d (%.0f%%), true-f increases %d, decrease ≤ δ/3 %d, rejected candidates %d, mean oracle calls %d",
+			lv.d, lv.sigmaRel, lv.noisyFunc, lv.estimate, lv.heavy, found, lv.trials, 100*rate, increases, shortfalls, rejected, calls/lv.trials)
 		if rate < 0.95 {
 			t.Errorf("d=%d σ=%g·‖∇f‖: escape found in %.0f%% of trials, want ≥ 95%%", lv.d, lv.sigmaRel, 100*rate)
 		}
@@ -219,7 +230,7 @@ func TestStochasticNoFalseEscape(t *testing.T) {
 		trials = 20
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	accepted := 0
+	accepted, rejected := 0, 0
 	for tr := 0; tr < trials; tr++ {
 		d := 2
 		Q := randomOrthogonal(rng, d)
@@ -236,8 +247,8 @@ func TestStochasticNoFalseEscape(t *testing.T) {
 		q := &noisyQuadratic{A: A, b: []float64{-ax[0], -ax[1]}, sigma: 1}
 		q.reset(uint64(tr))
 		// δ small against σr: the model is noisy enough to propose moves.
-		o, err := New(q.problem(false), unitBox(d), Settings{Delta: 0.05, Radius: 0.5, Stochastic: true,
-			Sigma: 1, HessAccuracy: 2, GradAccuracy: 2, Seed: uint64(tr)})
+		o, err := New(q.problem(false), unitBox(d), Settings{Delta: 0.2, Radius: 0.5, Stochastic: true,
+			Sigma: 1, HessAccuracy: 20, GradAccuracy: 20, Seed: uint64(tr)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,12 +256,16 @@ func TestStochasticNoFalseEscape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		rejected += e.Rejected
 		if e.Found {
 			accepted++
 			t.Errorf("trial %d: accepted a move at the minimizer, true change %g", tr, q.f(e.X)-q.f(x))
 		}
 	}
-	t.Logf("%d trials at a minimizer with a coarse model: %d moves accepted", trials, accepted)
+	t.Logf("%d trials at a minimizer with a coarse model: %d candidates rejected, %d moves accepted", trials, rejected, accepted)
+	if rejected == 0 {
+		t.Errorf("the model proposed no candidate: the decrease test was not exercised")
+	}
 }
 
 // TestStochasticDeterministic checks that the same seeds give a bit-identical Result,
