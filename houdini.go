@@ -81,7 +81,8 @@ type Settings struct {
 	// HessStep is θ of alg:escaping_general_full, the finite-difference step of the
 	// Hessian columns (∇f(x + θeᵢ) − ∇f(x))/θ when Problem.Hess is nil. Default
 	// min(r/√d, √ε·max(1, ‖x‖∞)): within the paper's Θ(r/√d), and the step that balances
-	// truncation against rounding for exact gradients.
+	// truncation against rounding for exact gradients. With Stochastic the default is
+	// r/(2√d): the VRSG errors are divided by θ, so θ stays at the paper's scale.
 	HessStep float64
 
 	// Stochastic says that Problem.Grad is a stochastic oracle g(x) with E[g(x)] = ∇f(x)

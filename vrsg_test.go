@@ -160,3 +160,29 @@ func TestScatterEstimatesSigma(t *testing.T) {
 		}
 	}
 }
+
+// TestStochasticSettings checks the validation of the stochastic settings.
+func TestStochasticSettings(t *testing.T) {
+	p := Problem{Grad: func(g, x []float64) { copy(g, x) }}
+	for _, s := range []Settings{
+		{Delta: 1, Radius: 1, Sigma: -1},
+		{Delta: 1, Radius: 1, Sigma: math.NaN()},
+		{Delta: 1, Radius: 1, FailProb: 1},
+		{Delta: 1, Radius: 1, FailProb: -0.1},
+		{Delta: 1, Radius: 1, FailProb: math.NaN()},
+		{Delta: 1, Radius: 1, GradAccuracy: math.Inf(1)},
+		{Delta: 1, Radius: 1, HessAccuracy: -1},
+	} {
+		var se *SettingsError
+		if _, err := New(p, nil, s); !errors.Is(err, ErrBadSettings) || !errors.As(err, &se) {
+			t.Errorf("%+v: err = %v, want a *SettingsError", s, err)
+		}
+	}
+	o, err := New(p, nil, Settings{Delta: 1, Radius: 1, Stochastic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.s.FailProb != defaultFailProb || o.s.GradAccuracy != defaultGradAccuracy || o.s.HessAccuracy != defaultHessAccuracy {
+		t.Errorf("defaults not filled: %+v", o.s)
+	}
+}
