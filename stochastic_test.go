@@ -154,9 +154,10 @@ func TestStochasticEscapeRate(t *testing.T) {
 		{d: 2, sigmaRel: 1, trials: 100},
 		{d: 2, sigmaRel: 2, trials: 100},
 		{d: 3, sigmaRel: 1, trials: 100},
-		{d: 2, sigmaRel: 1, estimate: true, trials: 100},
-		{d: 2, sigmaRel: 1, noisyFunc: true, trials: 100},
-		{d: 2, sigmaRel: 1, heavy: true, trials: 100},
+		// Variants of the σ = ‖∇f‖ level, fewer trials to keep the test under a minute.
+		{d: 2, sigmaRel: 1, estimate: true, trials: 50},
+		{d: 2, sigmaRel: 1, noisyFunc: true, trials: 50},
+		{d: 2, sigmaRel: 1, heavy: true, trials: 50},
 	}
 	if testing.Short() {
 		levels = levels[:2]
