@@ -35,6 +35,10 @@ const (
 // returns NaN or Inf. Cost: d+1 gradient calls (1 with Problem.Hess), then per examined
 // subset of t rows one QR of t vectors, one projection of M (O(d³) for t > 0) and one
 // EigenSym of order d − t, and up to maxVerify decrease checks.
+//
+// When Settings.Method is MethodCorner, or MethodAuto picks it (no Problem.Hess and
+// d ≥ AutoCornerDim), Escape runs HoudiniCorner (alg:matrix_copositivity) instead: gradients
+// only, no d×d matrix, and never a certificate; EscapeResult.Method says which ran.
 func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {
 	ev := &evaluator{p: o.p, stats: new(Stats), sto: o.sto}
 	if err := o.checkPoint(x, "x"); err != nil {
@@ -94,6 +98,10 @@ type escaper struct {
 	eigFailed         bool
 	forced            int // rows held by holdForcedRows
 	mhScratch         []float64
+
+	// visit, when set, replaces examine for each examined subset: the corner path's
+	// FindInsideCorner (corner.go) shares the walk and its pruning but not the model.
+	visit func()
 }
 
 func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (res *EscapeResult, err error) {
@@ -106,6 +114,9 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 			res.Rejected = ev.stats.Rejected - before.Rejected
 		}
 	}()
+	if o.method(len(x)) == MethodCorner {
+		return o.cornerEscape(ctx, x, ev, rng)
+	}
 	x = append([]float64(nil), x...)
 	mod, err := o.buildModel(x, ev, rng)
 	if err != nil {
@@ -129,6 +140,7 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 		Complete: !e.stopped && !e.eigFailed,
 		Canceled: e.canceled,
 		Radius:   o.r,
+		Method:   MethodFull,
 	}
 	res.ModelDecrease = math.Max(0, -e.qmin)
 	if len(e.best) > 0 {
@@ -256,7 +268,9 @@ func (e *escaper) walk(start int) {
 		return
 	}
 	e.examined++
-	if e.examine() >= e.keep && start < len(e.near) && !e.o.noPrune {
+	if e.visit != nil {
+		e.visit() // the corner path has no model bound to prune with
+	} else if e.examine() >= e.keep && start < len(e.near) && !e.o.noPrune {
 		e.pruned++ // relaxed bound: no subset below holds a candidate
 		return
 	}
@@ -381,42 +395,16 @@ func (e *escaper) examine() (relaxed float64) {
 }
 
 // consider checks a candidate X of the current subset against S and the ball, repairs
-// rounding-level violations by projection, and records it when feasible.
+// rounding-level violations (repair), and records it when feasible.
 func (e *escaper) consider(X []float64, q float64, kase Case) {
 	if q >= e.keep {
 		return
 	}
-	feasTol := e.o.s.FeasTol
-	for round := 0; ; round++ {
-		var violated []int
-		worst := 0.0
-		for _, i := range e.close {
-			v := -e.c.slack(i, X)
-			if v > e.c.tol(i, feasTol) {
-				violated = append(violated, i)
-				worst = math.Max(worst, v)
-			}
-		}
-		if len(violated) == 0 {
-			break
-		}
-		if round == 3 || worst > repairTol*e.r {
-			return // outside S′: not a candidate of this subset
-		}
-		// Shrinking toward x is no repair when a violated row passes through x (slack 0
-		// there): project onto the hyperplanes of the held and violated rows instead.
-		X = e.c.projectAffine(X, append(slices.Clone(e.rows), violated...))
-		q = e.mod.value(sub(X, e.x))
+	X, moved, ok := e.repair(X, nil)
+	if !ok {
+		return
 	}
-	if dd := dist(X, e.x); dd > e.r {
-		if dd > e.r*(1+ballTol) {
-			return
-		}
-		// A convex combination of x and X: every row feasible at both stays feasible.
-		f := e.r * (1 - 4*eps) / dd
-		for j := range X {
-			X[j] = e.x[j] + f*(X[j]-e.x[j])
-		}
+	if moved {
 		q = e.mod.value(sub(X, e.x))
 	}
 	if q >= e.keep {
@@ -443,6 +431,49 @@ func (e *escaper) consider(X []float64, q float64, kase Case) {
 	if len(e.best) > maxVerify {
 		e.best = e.best[:maxVerify]
 	}
+}
+
+// repair returns X made feasible when it violates the rows within r by at most
+// repairTol·r, and pulled back onto B(x, r) when rounding put it outside by at most
+// ballTol·r; ok is false when X is outside S′ or the ball by more. moved reports a change.
+// X may be modified; scratch, when not nil, is reused for the violated rows.
+//
+// Shrinking toward x is no repair when a violated row passes through x (slack 0 there), so
+// violations are projected away onto the hyperplanes of the held and violated rows. The
+// pull back onto the ball is a convex combination of x and X, which keeps every row that
+// holds at both.
+func (e *escaper) repair(X []float64, scratch []int) (_ []float64, moved, ok bool) {
+	feasTol := e.o.s.FeasTol
+	for round := 0; ; round++ {
+		violated := scratch[:0]
+		worst := 0.0
+		for _, i := range e.close {
+			v := -e.c.slack(i, X)
+			if v > e.c.tol(i, feasTol) {
+				violated = append(violated, i)
+				worst = math.Max(worst, v)
+			}
+		}
+		if len(violated) == 0 {
+			break
+		}
+		if round == 3 || worst > repairTol*e.r {
+			return nil, false, false
+		}
+		X = e.c.projectAffine(X, append(slices.Clone(e.rows), violated...))
+		moved = true
+	}
+	if dd := dist(X, e.x); dd > e.r {
+		if dd > e.r*(1+ballTol) {
+			return nil, false, false
+		}
+		f := e.r * (1 - 4*eps) / dd
+		for j := range X {
+			X[j] = e.x[j] + f*(X[j]-e.x[j])
+		}
+		moved = true
+	}
+	return X, moved, true
 }
 
 // projectAffine returns the projection of z onto the intersection of the hyperplanes of

@@ -32,7 +32,7 @@ const (
 //	g(y) = c0 + v′ᵀy + ½ yᵀM′y   over ‖y‖ ≤ r′
 //
 // whose value is below keep, ignoring the subspace's inequalities (the caller checks
-// them). With M′ = QΛQᵀ (gonum EigenSym) and ṽ = Qᵀv′ the candidates are:
+// them). With M′ = QΛQᵀ (symEigen) and ṽ = Qᵀv′ the candidates are:
 //
 //   - Case 1, large gradient: y = −r′v′/‖v′‖ (line:large_grad on the ball alone).
 //   - Case 2, interior: when M′ ⪰ 0, the minimum-norm stationary point y = −M′⁺v′
@@ -100,13 +100,11 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 		add(y, value(y), CaseLargeGradient)
 	}
 
-	var es mat.EigenSym
-	if !es.Factorize(Ms, true) {
+	var Q mat.Dense
+	lam, ok := symEigen(Ms, &Q)
+	if !ok {
 		return cands, math.Inf(-1), false
 	}
-	lam := es.Values(nil)
-	var Q mat.Dense
-	es.VectorsTo(&Q)
 	vt := make([]float64, m) // ṽ = Qᵀv′
 	mat.NewVecDense(m, vt).MulVec(Q.T(), mat.NewVecDense(m, vs))
 	scale := math.Max(math.Abs(lam[0]), math.Abs(lam[m-1]))

@@ -19,6 +19,12 @@
 // within r of x (deciding copositivity is NP-hard, rem:copositivity); Settings.MaxSubsets
 // bounds it, and a search cut short never certifies.
 //
+// For large d, Settings.Method = MethodCorner (chosen by MethodAuto when there is no
+// Hessian oracle and d ≥ AutoCornerDim) runs HoudiniCorner (alg:matrix_copositivity)
+// instead: the same subset walk, but in each affine set a projected power iteration on
+// gradient differences (FindInsideCorner, alg:eigenvector) replaces the model, so no d×d
+// matrix is formed. It is randomized and never certifies (StatusCornerNoMove).
+//
 // Randomness (the paper's perturbations ζ and γ) comes from math/rand/v2 seeded by
 // Settings.Seed, so the same Settings give bit-identical results. An Optimizer is not safe
 // for concurrent use; the oracles are called from one goroutine at a time.
@@ -94,7 +100,9 @@ type Settings struct {
 	// exceeds δ/3 by the test's accuracy δ/6 (rejections in Stats.Rejected). A run is
 	// deterministic when the oracle draws from its own seeded generator: the oracle is
 	// called in a fixed order. Minimize then skips the descent phase (as if EscapesOnly
-	// were set): its line search needs exact oracles. Default false: Grad is exact.
+	// were set): its line search needs exact oracles; for the same reason MethodAuto
+	// means MethodFull and MethodCorner is refused (ErrBadSettings). Default false: Grad
+	// is exact.
 	Stochastic bool
 
 	// Sigma is σ of ass:sgd, the root-mean-square error ‖g(x) − ∇f(x)‖ of the
@@ -148,6 +156,24 @@ type Settings struct {
 	// (StatusEvalLimit). Default 0: no bound.
 	MaxGradEvals int
 
+	// Method selects the escape: MethodFull (HoudiniEscape, a d×d model, can certify),
+	// MethodCorner (HoudiniCorner, alg:matrix_copositivity: gradients only, O(d·k) memory,
+	// never certifies; Minimize then ends with StatusCornerNoMove instead of
+	// StatusCertified), or MethodAuto, which takes the corner path when Problem.Hess is nil
+	// and d ≥ AutoCornerDim. Default MethodAuto.
+	Method Method
+
+	// L is the Lipschitz constant of ∇f (an upper bound on λmax(∇²f) near x), the L of
+	// alg:eigenvector whose step is η = 1/L. Used by MethodCorner only. When 0 it is
+	// estimated at every corner escape by lipIters power steps on gradient differences,
+	// times 1.5 (EscapeResult.L and Stats.L report it). Must be nonnegative and finite.
+	L float64
+
+	// CornerIters overrides T of alg:eigenvector, the power steps per subset of
+	// MethodCorner. Default 0: T = ⌈(L r′²/(2εδ))·ln(√m/ξ)⌉ with ε = 1/4, ξ = 10⁻³, m the
+	// face's dimension and r′ its radius (lem:approx_eigenvector).
+	CornerIters int
+
 	// Seed seeds the PCG generator of the perturbations ζ, γ. Any value, 0 included.
 	Seed uint64
 
@@ -167,10 +193,11 @@ const (
 	CaseBoundary                  // Case 3: a KKT point on the sphere, μ a secular root
 	CaseHard                      // Case 3, hard case: μ an eigenvalue whose ṽ part vanishes
 	CaseVertex                    // the affine set is a point, or the projection p itself
+	CaseCorner                    // FindInsideCorner (alg:eigenvector): ±r′·x̂ from the power iteration
 	numCases
 )
 
-var caseNames = [...]string{"none", "large gradient", "interior", "ball boundary", "hard case", "vertex"}
+var caseNames = [...]string{"none", "large gradient", "interior", "ball boundary", "hard case", "vertex", "corner power iteration"}
 
 // String names the case.
 func (c Case) String() string {
@@ -193,11 +220,12 @@ const (
 	StatusCanceled                    // the context was canceled
 	StatusCallback                    // the callback asked to stop
 	StatusModelMismatch               // the model promised a decrease f did not deliver
+	StatusCornerNoMove                // MethodCorner examined every subset and found no move (no certificate: randomized)
 	numStatuses
 )
 
 var statusNames = [...]string{"certified δ-SOSP", "subset limit", "escape limit",
-	"evaluation limit", "canceled", "stopped by callback", "model mismatch"}
+	"evaluation limit", "canceled", "stopped by callback", "model mismatch", "corner path found no move"}
 
 // String describes the status.
 func (s Status) String() string {
@@ -239,6 +267,13 @@ type EscapeResult struct {
 	Canceled bool
 	// Radius is the r of this escape.
 	Radius float64
+	// Method is the escape that ran: MethodFull or MethodCorner (never MethodAuto).
+	Method Method
+	// L is the gradient Lipschitz constant the corner path used (Settings.L or its
+	// estimate); 0 for MethodFull.
+	L float64
+	// Iters counts the corner path's power steps (line:power_method) over all subsets.
+	Iters int
 	// GradEvals, HessEvals and FuncEvals count this escape's oracle calls.
 	GradEvals, HessEvals, FuncEvals int
 	// Rejected counts this escape's candidates refused by the decrease test (Stats.Rejected).
@@ -260,7 +295,12 @@ type Stats struct {
 	// GradEstimates counts VRSG estimates (alg:vrsg); 0 for an exact oracle. GradEvals
 	// counts every raw oracle call, those made by VRSG and decrease tests included.
 	GradEstimates int
-	Runtime       time.Duration
+	// FullEscapes and CornerEscapes count the escapes by the method that ran.
+	FullEscapes, CornerEscapes int
+	// CornerIters counts the corner path's power steps; L is the last corner escape's L.
+	CornerIters int
+	L           float64
+	Runtime     time.Duration
 }
 
 // Result is the outcome of Minimize.
@@ -344,12 +384,20 @@ func (s Settings) withDefaults() (Settings, float64, error) {
 		return bad("GradAccuracy", "must be nonnegative and finite")
 	case s.HessAccuracy < 0 || math.IsNaN(s.HessAccuracy) || math.IsInf(s.HessAccuracy, 1):
 		return bad("HessAccuracy", "must be nonnegative and finite")
+	case s.Method == MethodCorner && (s.Stochastic || s.NoisyFunc):
+		return bad("Method", "MethodCorner needs exact oracles (Stochastic and NoisyFunc unset)")
 	case s.MaxSubsets < 0:
 		return bad("MaxSubsets", "must be nonnegative")
 	case s.MaxEscapes < 0:
 		return bad("MaxEscapes", "must be nonnegative")
 	case s.MaxGradEvals < 0:
 		return bad("MaxGradEvals", "must be nonnegative")
+	case s.Method < 0 || s.Method >= numMethods:
+		return bad("Method", "is not a Method constant")
+	case s.L < 0 || math.IsNaN(s.L) || math.IsInf(s.L, 1):
+		return bad("L", "must be nonnegative and finite")
+	case s.CornerIters < 0:
+		return bad("CornerIters", "must be nonnegative")
 	}
 	r := s.Radius
 	if r == 0 {

@@ -53,6 +53,13 @@ loop:
 		st.Escapes++
 		st.SubsetsExamined += e.Examined
 		st.SubsetsPruned += e.Pruned
+		if e.Method == MethodCorner {
+			st.CornerEscapes++
+			st.CornerIters += e.Iters
+			st.L = e.L
+		} else {
+			st.FullEscapes++
+		}
 		if e.Found {
 			st.Cases[e.Case]++
 			x = e.X
@@ -74,6 +81,8 @@ loop:
 			status = StatusCanceled
 		case !e.Complete:
 			status = StatusSubsetLimit
+		case e.Method == MethodCorner:
+			status = StatusCornerNoMove
 		default:
 			status = StatusModelMismatch
 		}

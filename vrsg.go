@@ -193,8 +193,13 @@ const (
 	funcAverage = 64
 )
 
-// stochasticDefaults fills the defaults of the stochastic settings.
+// stochasticDefaults fills the defaults of the stochastic settings. With a stochastic
+// oracle MethodAuto means MethodFull: the corner path's power steps and decrease checks
+// assume exact oracles.
 func (s *Settings) stochasticDefaults() {
+	if (s.Stochastic || s.NoisyFunc) && s.Method == MethodAuto {
+		s.Method = MethodFull
+	}
 	if s.FailProb == 0 {
 		s.FailProb = defaultFailProb
 	}

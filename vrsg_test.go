@@ -172,6 +172,7 @@ func TestStochasticSettings(t *testing.T) {
 		{Delta: 1, Radius: 1, FailProb: math.NaN()},
 		{Delta: 1, Radius: 1, GradAccuracy: math.Inf(1)},
 		{Delta: 1, Radius: 1, HessAccuracy: -1},
+		{Delta: 1, Radius: 1, Stochastic: true, Method: MethodCorner},
 	} {
 		var se *SettingsError
 		if _, err := New(p, nil, s); !errors.Is(err, ErrBadSettings) || !errors.As(err, &se) {
@@ -181,6 +182,9 @@ func TestStochasticSettings(t *testing.T) {
 	o, err := New(p, nil, Settings{Delta: 1, Radius: 1, Stochastic: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.s.Method != MethodFull {
+		t.Errorf("stochastic MethodAuto resolved to %v, want MethodFull", o.s.Method)
 	}
 	if o.s.FailProb != defaultFailProb || o.s.GradAccuracy != defaultGradAccuracy || o.s.HessAccuracy != defaultHessAccuracy {
 		t.Errorf("defaults not filled: %+v", o.s)

@@ -1,0 +1,21 @@
+//go:build !lapacke
+
+package houdini
+
+import "gonum.org/v1/gonum/mat"
+
+// symEigen factorizes the symmetric a = QΛQᵀ with gonum's pure-Go EigenSym (LAPACK's
+// dsyev algorithm, QR iteration). It returns Λ in ascending order and writes Q's columns
+// into vecs; ok is false when the iteration fails. Build with -tags lapacke for the
+// system LAPACK (eigen_lapacke.go).
+func symEigen(a *mat.SymDense, vecs *mat.Dense) (vals []float64, ok bool) {
+	var es mat.EigenSym
+	if !es.Factorize(a, true) {
+		return nil, false
+	}
+	es.VectorsTo(vecs)
+	return es.Values(nil), true
+}
+
+// eigenBackend names the eigensolver this build uses.
+const eigenBackend = "gonum EigenSym (pure Go)"
