@@ -40,7 +40,7 @@ const (
 // d ≥ AutoCornerDim), Escape runs HoudiniCorner (alg:matrix_copositivity) instead: gradients
 // only, no d×d matrix, and never a certificate; EscapeResult.Method says which ran.
 func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {
-	ev := &evaluator{p: o.p, stats: new(Stats)}
+	ev := &evaluator{p: o.p, stats: new(Stats), sto: o.sto}
 	if err := o.checkPoint(x, "x"); err != nil {
 		return nil, err
 	}
@@ -111,6 +111,7 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 			res.GradEvals = ev.stats.GradEvals - before.GradEvals
 			res.HessEvals = ev.stats.HessEvals - before.HessEvals
 			res.FuncEvals = ev.stats.FuncEvals - before.FuncEvals
+			res.Rejected = ev.stats.Rejected - before.Rejected
 		}
 	}()
 	if o.method(len(x)) == MethodCorner {
@@ -148,11 +149,11 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 			return nil, err
 		}
 		for _, cand := range e.best {
-			dec, err := ev.decrease(base, cand.X)
+			dec, ok, err := ev.verify(base, cand.X, o.s.Delta/3)
 			if err != nil {
 				return nil, err
 			}
-			if dec > o.s.Delta/3 {
+			if ok {
 				res.Found = true
 				res.X = cand.X
 				res.Decrease = dec

@@ -9,6 +9,7 @@ import (
 type evaluator struct {
 	p     Problem
 	stats *Stats
+	sto   *stochastic // nil: Grad and Func are exact
 }
 
 func (ev *evaluator) grad(g, x []float64) error {
@@ -52,7 +53,7 @@ type decreaseBase struct {
 // startDecrease prepares decrease checks from x.
 func (ev *evaluator) startDecrease(x []float64) (decreaseBase, error) {
 	b := decreaseBase{x: x}
-	if ev.p.Func != nil {
+	if ev.p.Func != nil && (ev.sto == nil || !ev.sto.fun) {
 		f, err := ev.fun(x)
 		if err != nil {
 			return b, err
@@ -93,4 +94,49 @@ func (ev *evaluator) decrease(b decreaseBase, y []float64) (float64, error) {
 		integral += glWeights[k] * dot(g, h)
 	}
 	return -integral, nil
+}
+
+// verify measures the decrease f(x) − f(y) of a candidate y and reports whether it
+// exceeds need, counting a refusal in Stats.Rejected. With exact oracles that is
+// decrease > need. With a stochastic Grad and no Func, or a noisy Func, the decrease is
+// a median-of-means estimate D̂ with |D̂ − D| ≤ τ = δ/6 except with probability
+// FailProb, and y is accepted only when D̂ − τ > need: a move is never accepted on an
+// estimate that does not show a significant decrease.
+func (ev *evaluator) verify(b decreaseBase, y []float64, need float64) (dec float64, ok bool, err error) {
+	sto := ev.sto
+	switch {
+	case sto != nil && sto.fun:
+		dec, err = ev.noisyFuncDecrease(b, y)
+		ok = dec-decreaseAccuracy*sto.delta > need
+	case sto != nil && sto.grad && ev.p.Func == nil:
+		dec, err = ev.stochasticGradDecrease(b, y)
+		ok = dec-decreaseAccuracy*sto.delta > need
+	default:
+		dec, err = ev.decrease(b, y)
+		ok = dec > need
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if !ok {
+		ev.stats.Rejected++
+	}
+	return dec, ok, nil
+}
+
+// value returns f(x) for Result.F: one call, or the mean of funcAverage calls of a noisy
+// Func.
+func (ev *evaluator) value(x []float64) (float64, error) {
+	if ev.sto == nil || !ev.sto.fun {
+		return ev.fun(x)
+	}
+	sum := 0.0
+	for i := 0; i < funcAverage; i++ {
+		f, err := ev.fun(x)
+		if err != nil {
+			return 0, err
+		}
+		sum += f
+	}
+	return sum / funcAverage, nil
 }

@@ -87,8 +87,56 @@ type Settings struct {
 	// HessStep is θ of alg:escaping_general_full, the finite-difference step of the
 	// Hessian columns (∇f(x + θeᵢ) − ∇f(x))/θ when Problem.Hess is nil. Default
 	// min(r/√d, √ε·max(1, ‖x‖∞)): within the paper's Θ(r/√d), and the step that balances
-	// truncation against rounding for exact gradients.
+	// truncation against rounding for exact gradients. With Stochastic the default is
+	// r/(2√d): the VRSG errors are divided by θ, so θ stays at the paper's scale.
 	HessStep float64
+
+	// Stochastic says that Problem.Grad is a stochastic oracle g(x) with E[g(x)] = ∇f(x)
+	// and E‖g(x) − ∇f(x)‖² ≤ σ² (ass:sgd), such as a mini-batch gradient. Escape then
+	// builds the model from VRSG estimates (alg:vrsg) as alg:escaping_general_full does:
+	// Hessian columns (g_i − g⁽⁰⁾)/θ with θ = r/(2√d) and accuracy σ̃_H (HessAccuracy),
+	// v to accuracy σ̃_v (GradAccuracy); without Func it tests decreases on
+	// median-of-means integrals of the gradient, accepting a move only when the decrease
+	// exceeds δ/3 by the test's accuracy δ/6 (rejections in Stats.Rejected). A run is
+	// deterministic when the oracle draws from its own seeded generator: the oracle is
+	// called in a fixed order. Minimize then skips the descent phase (as if EscapesOnly
+	// were set): its line search needs exact oracles; for the same reason MethodAuto
+	// means MethodFull and MethodCorner is refused (ErrBadSettings). Default false: Grad
+	// is exact.
+	Stochastic bool
+
+	// Sigma is σ of ass:sgd, the root-mean-square error ‖g(x) − ∇f(x)‖ of the
+	// stochastic Grad. When 0 and Stochastic is set, σ is estimated from the empirical
+	// variance of the oracle: 32 calls at the first point, then pooled over every VRSG
+	// call of the run (Result.Sigma reports the estimate). An estimate carries no
+	// guarantee; set Sigma when a bound is known. Default 0.
+	Sigma float64
+
+	// NoisyFunc says that Problem.Func returns an unbiased estimate of f (a mini-batch
+	// loss). Decreases are then measured by a median of means of paired differences
+	// f̂(x) − f̂(y), sized from a 32-pair pilot estimate of their variance, and
+	// Result.F is a mean of 64 calls. Default false: Func is exact.
+	NoisyFunc bool
+
+	// FailProb is ε of alg:vrsg: the probability that one VRSG estimate or one
+	// stochastic decrease test misses its accuracy (given the true σ). Used when
+	// Stochastic or NoisyFunc is set; must be in (0, 1). Default 1e-3.
+	FailProb float64
+
+	// GradAccuracy sets the accuracy σ̃_v = GradAccuracy·δ/r of the VRSG estimate of v
+	// (line:linear_term, σ̃ = Θ(δ/r)), so the model's linear term is off by at most
+	// GradAccuracy·δ on B(x, r) (the proof of lem:stochastic-approximation budgets δ/6).
+	// Larger values need quadratically fewer calls. Default 1/6.
+	GradAccuracy float64
+
+	// HessAccuracy sets the accuracy σ̃_H = HessAccuracy·δ·θ/(√d·r²) of the VRSG
+	// estimates g⁽⁰⁾, g_i of the Hessian columns; with the default θ = r/(2√d) this is
+	// σ̃_H = HessAccuracy·δ/(2rd), the paper's Θ(ρr²/d). The model's quadratic term is
+	// then off by at most HessAccuracy·δ on B(x, r) in the worst case (budget δ/6 in
+	// lem:stochastic-approximation). The escape's oracle calls grow as
+	// (d+1)·9σ²/σ̃_H²·ln(d/ε), so this is the constant to raise when calls are too many.
+	// Default 1/6.
+	HessAccuracy float64
 
 	// EscapesOnly makes Minimize the paper's loop of escapes alone. By default Minimize
 	// runs a first-order descent phase (gradient projection on the active rows) before
@@ -228,6 +276,8 @@ type EscapeResult struct {
 	Iters int
 	// GradEvals, HessEvals and FuncEvals count this escape's oracle calls.
 	GradEvals, HessEvals, FuncEvals int
+	// Rejected counts this escape's candidates refused by the decrease test (Stats.Rejected).
+	Rejected int
 }
 
 // Stats counts the work of Minimize.
@@ -239,6 +289,12 @@ type Stats struct {
 	SubsetsExamined, SubsetsPruned int
 	// Cases[c] counts the escapes that moved by case c.
 	Cases [numCases]int
+	// Rejected counts candidate moves checked on f whose measured decrease was not above
+	// δ/3 (with a stochastic oracle: not significantly, at confidence 1 − FailProb).
+	Rejected int
+	// GradEstimates counts VRSG estimates (alg:vrsg); 0 for an exact oracle. GradEvals
+	// counts every raw oracle call, those made by VRSG and decrease tests included.
+	GradEstimates int
 	// FullEscapes and CornerEscapes count the escapes by the method that ran.
 	FullEscapes, CornerEscapes int
 	// CornerIters counts the corner path's power steps; L is the last corner escape's L.
@@ -259,7 +315,11 @@ type Result struct {
 	Delta, Radius float64
 	// MaxViolation is the largest scaled violation max(0, âᵢ·X − b̂ᵢ) over the rows.
 	MaxViolation float64
-	Stats        Stats
+	// Sigma is the σ the run used for a stochastic oracle: Settings.Sigma, or the
+	// estimate pooled over the run's oracle calls when that is 0. It is 0 for an exact
+	// oracle.
+	Sigma float64
+	Stats Stats
 }
 
 // Optimizer runs HOUDINI on one problem. Create it with New.
@@ -269,6 +329,7 @@ type Optimizer struct {
 	s   Settings // with defaults filled
 	r   float64
 	rng *rand.Rand
+	sto *stochastic // state of Escape's stochastic oracle; nil when exact
 
 	// noPrune turns off the two pruning rules of the subset walk (holdForcedRows and the
 	// relaxed bound in walk); the tests compare verdicts against it.
@@ -286,7 +347,9 @@ func New(p Problem, c *Constraints, s Settings) (*Optimizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Optimizer{p: p, c: c, s: s, r: r, rng: newRand(s.Seed)}, nil
+	o := &Optimizer{p: p, c: c, s: s, r: r, rng: newRand(s.Seed)}
+	o.sto = o.newStochastic()
+	return o, nil
 }
 
 func newRand(seed uint64) *rand.Rand {
@@ -313,6 +376,16 @@ func (s Settings) withDefaults() (Settings, float64, error) {
 		return bad("FeasTol", "must be in [0, 1)")
 	case s.HessStep < 0 || math.IsNaN(s.HessStep) || math.IsInf(s.HessStep, 1):
 		return bad("HessStep", "must be nonnegative and finite")
+	case s.Sigma < 0 || math.IsNaN(s.Sigma) || math.IsInf(s.Sigma, 1):
+		return bad("Sigma", "must be nonnegative and finite")
+	case s.FailProb < 0 || !(s.FailProb < 1):
+		return bad("FailProb", "must be in (0, 1)")
+	case s.GradAccuracy < 0 || math.IsNaN(s.GradAccuracy) || math.IsInf(s.GradAccuracy, 1):
+		return bad("GradAccuracy", "must be nonnegative and finite")
+	case s.HessAccuracy < 0 || math.IsNaN(s.HessAccuracy) || math.IsInf(s.HessAccuracy, 1):
+		return bad("HessAccuracy", "must be nonnegative and finite")
+	case s.Method == MethodCorner && (s.Stochastic || s.NoisyFunc):
+		return bad("Method", "MethodCorner needs exact oracles (Stochastic and NoisyFunc unset)")
 	case s.MaxSubsets < 0:
 		return bad("MaxSubsets", "must be nonnegative")
 	case s.MaxEscapes < 0:
@@ -339,6 +412,7 @@ func (s Settings) withDefaults() (Settings, float64, error) {
 	if s.MaxSubsets == 0 {
 		s.MaxSubsets = defaultMaxSubsets
 	}
+	s.stochasticDefaults()
 	if s.MaxEscapes == 0 {
 		s.MaxEscapes = defaultMaxEscapes
 	}

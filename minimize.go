@@ -20,7 +20,7 @@ func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error)
 		return nil, err
 	}
 	var st Stats
-	ev := &evaluator{p: o.p, stats: &st}
+	ev := &evaluator{p: o.p, stats: &st, sto: o.newStochastic()}
 	rng := newRand(o.s.Seed)
 	x := append([]float64(nil), x0...)
 	res := &Result{Delta: o.s.Delta, Radius: o.r, F: math.NaN()}
@@ -38,7 +38,7 @@ loop:
 			status = StatusEvalLimit
 			break loop
 		}
-		if !o.s.EscapesOnly {
+		if !o.s.EscapesOnly && ev.sto == nil { // the descent phase needs exact oracles
 			xd, dec, err := o.descend(ctx, x, ev, &st)
 			if err != nil {
 				return nil, err
@@ -89,12 +89,13 @@ loop:
 		break loop
 	}
 	if o.p.Func != nil {
-		f, err := ev.fun(x)
+		f, err := ev.value(x)
 		if err != nil {
 			return nil, err
 		}
 		res.F = f
 	}
+	res.Sigma = ev.sigmaEstimate()
 	res.X = x
 	res.Status = status
 	if o.c != nil {

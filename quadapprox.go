@@ -45,6 +45,9 @@ func (o *Optimizer) hessStep(x []float64) float64 {
 // buildModel evaluates the oracles at x and returns the perturbed model. It returns a
 // *NonFiniteError when an oracle returns NaN or Inf.
 func (o *Optimizer) buildModel(x []float64, ev *evaluator, rng *rand.Rand) (*quadModel, error) {
+	if ev.sto != nil && ev.sto.grad {
+		return o.buildStochasticModel(x, ev, rng)
+	}
 	d := len(x)
 	g := make([]float64, d)
 	if err := ev.grad(g, x); err != nil {
@@ -80,15 +83,89 @@ func (o *Optimizer) buildModel(x []float64, ev *evaluator, rng *rand.Rand) (*qua
 		}
 	}
 	v := append([]float64(nil), g...)
-	if xiN := o.s.Noise; xiN > 0 {
-		sd := xiN * o.s.Delta / (o.r * math.Sqrt(float64(d)))
-		for i := range v {
-			v[i] += sd * rng.NormFloat64()
+	o.perturb(v, M, rng)
+	return &quadModel{x: x, g: g, v: v, M: M}, nil
+}
+
+// perturb adds the noises of alg:escaping_general_full to the model: ζ ~ N(0, s²I) with
+// s = ξδ/(r√d) to v and γI with γ ~ U[−ξδ/r², ξδ/r²] to M. Nothing when ξ = 0.
+func (o *Optimizer) perturb(v []float64, M *mat.SymDense, rng *rand.Rand) {
+	xiN := o.s.Noise
+	if xiN <= 0 {
+		return
+	}
+	d := len(v)
+	sd := xiN * o.s.Delta / (o.r * math.Sqrt(float64(d)))
+	for i := range v {
+		v[i] += sd * rng.NormFloat64()
+	}
+	gamma := (2*rng.Float64() - 1) * xiN * o.s.Delta / (o.r * o.r)
+	for i := 0; i < d; i++ {
+		M.SetSym(i, i, M.At(i, i)+gamma)
+	}
+}
+
+// buildStochasticModel is lines line:quad_approx_start–line:quad_approx_end of
+// alg:escaping_general_full for a stochastic Grad:
+//
+//	g⁽⁰⁾ = VRSG(x, σ̃_H),  gᵢ = VRSG(x + θeᵢ, σ̃_H),  Hᵢ = (gᵢ − g⁽⁰⁾)/θ,
+//	v = VRSG(x, σ̃_v) + ζ,  M = ½(H + Hᵀ) + γI,
+//
+// with θ = HessStep or r/(2√d), σ̃_H = HessAccuracy·δθ/(√d r²) (= HessAccuracy·δ/(2rd)
+// = Θ(ρr²/d) by default) and σ̃_v = GradAccuracy·δ/r. Each column's error is at most
+// 2σ̃_H/θ, so |hᵀ(H − ∇²f)h|/2 ≤ ‖h‖₁‖h‖·σ̃_H/θ ≤ HessAccuracy·δ on B(r) (symmetrizing
+// does not raise the bound), and |hᵀ(v − ζ − ∇f)| ≤ GradAccuracy·δ, each except with
+// probability FailProb per VRSG call. When σ̃_H ≤ σ̃_v, as with the defaults, g⁽⁰⁾
+// already meets v's accuracy and is reused instead of a third estimate at x.
+// With Problem.Hess, M is the given Hessian and only v is estimated.
+// Cost: (d+1)·K·M calls with K = ⌈9σ²/σ̃_H²⌉, M = ⌈ln(d/ε)/0.464⌉ (see vrsgSizes).
+func (o *Optimizer) buildStochasticModel(x []float64, ev *evaluator, rng *rand.Rand) (*quadModel, error) {
+	d := len(x)
+	tolV := o.s.GradAccuracy * o.s.Delta / o.r
+	M := mat.NewSymDense(d, nil)
+	g := make([]float64, d)
+	if o.p.Hess != nil {
+		if err := ev.vrsg(g, x, tolV); err != nil {
+			return nil, err
 		}
-		gamma := (2*rng.Float64() - 1) * xiN * o.s.Delta / (o.r * o.r)
+		if err := ev.hess(M, x); err != nil {
+			return nil, err
+		}
+	} else {
+		theta := o.s.HessStep
+		if theta == 0 {
+			theta = stochasticHessStep * o.r / math.Sqrt(float64(d))
+		}
+		tolH := o.s.HessAccuracy * o.s.Delta * theta / (math.Sqrt(float64(d)) * o.r * o.r)
+		if err := ev.vrsg(g, x, tolH); err != nil {
+			return nil, err
+		}
+		H := mat.NewDense(d, d, nil)
+		xi := append([]float64(nil), x...)
+		gi := make([]float64, d)
 		for i := 0; i < d; i++ {
-			M.SetSym(i, i, M.At(i, i)+gamma)
+			xi[i] = x[i] + theta
+			step := xi[i] - x[i]
+			if err := ev.vrsg(gi, xi, tolH); err != nil {
+				return nil, err
+			}
+			xi[i] = x[i]
+			for j := 0; j < d; j++ {
+				H.Set(j, i, (gi[j]-g[j])/step)
+			}
+		}
+		for i := 0; i < d; i++ {
+			for j := i; j < d; j++ {
+				M.SetSym(i, j, 0.5*(H.At(i, j)+H.At(j, i)))
+			}
+		}
+		if tolH > tolV {
+			if err := ev.vrsg(g, x, tolV); err != nil {
+				return nil, err
+			}
 		}
 	}
+	v := append([]float64(nil), g...)
+	o.perturb(v, M, rng)
 	return &quadModel{x: x, g: g, v: v, M: M}, nil
 }
