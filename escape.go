@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -94,6 +96,11 @@ type escaper struct {
 	eigFailed         bool
 	forced            int // rows held by holdForcedRows
 	mhScratch         []float64
+
+	// eb is M's eigenbasis for examineEigen; nil on the reference path. fallbacks counts
+	// the subsets examineEigen handed back to the reference path.
+	eb        *eigenbasis
+	fallbacks int
 }
 
 func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (res *EscapeResult, err error) {
@@ -116,18 +123,22 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 	e.ps = [][]float64{x}
 	e.dist2 = []float64{0}
 	e.mhScratch = make([]float64, d)
+	if !o.referenceEscape {
+		e.eb = newEigenbasis(mod.M, mod.v) // nil when EigenSym fails: reference path
+	}
 	if !o.noPrune {
 		e.holdForcedRows()
 	}
 	e.walk(0)
 
 	res = &EscapeResult{
-		X:        x,
-		Examined: e.examined,
-		Pruned:   e.pruned,
-		Complete: !e.stopped && !e.eigFailed,
-		Canceled: e.canceled,
-		Radius:   o.r,
+		X:         x,
+		Examined:  e.examined,
+		Pruned:    e.pruned,
+		Complete:  !e.stopped && !e.eigFailed,
+		Canceled:  e.canceled,
+		Radius:    o.r,
+		Fallbacks: e.fallbacks,
 	}
 	res.ModelDecrease = math.Max(0, -e.qmin)
 	if len(e.best) > 0 {
@@ -298,10 +309,16 @@ func (e *escaper) push(i int) bool {
 	e.basis = append(e.basis, u)
 	e.ps = append(e.ps, pn)
 	e.dist2 = append(e.dist2, d2)
+	if e.eb != nil {
+		e.eb.push(u, tau)
+	}
 	return true
 }
 
 func (e *escaper) pop() {
+	if e.eb != nil {
+		e.eb.pop()
+	}
 	t := len(e.rows) - 1
 	e.rows = e.rows[:t]
 	e.basis = e.basis[:t]
@@ -333,11 +350,24 @@ func (e *escaper) examine() (relaxed float64) {
 	t := len(e.rows)
 	d := len(e.x)
 	p := e.ps[t]
+	rs := math.Sqrt(math.Max(0, e.r*e.r-e.dist2[t]))
+	if eb := e.eb; eb != nil && t > 0 && t < d {
+		if lower, ok := eb.examineEigen(t, rs, eb.prepare(t), e.keep); ok {
+			for _, c := range eb.cands {
+				X := append([]float64(nil), p...)
+				if c.h != nil {
+					blas64.Gemv(blas.NoTrans, 1, eb.Q.RawMatrix(), blas64.Vector{N: d, Inc: 1, Data: c.h}, 1, blas64.Vector{N: d, Inc: 1, Data: X})
+				}
+				e.consider(X, c.q, c.kase)
+			}
+			return lower
+		}
+		e.fallbacks++
+	}
 	h0 := make([]float64, d)
 	for j := range h0 {
 		h0[j] = p[j] - e.x[j]
 	}
-	rs := math.Sqrt(math.Max(0, e.r*e.r-e.dist2[t]))
 	mh := mat.NewVecDense(d, e.mhScratch)
 	mh.MulVec(e.mod.M, mat.NewVecDense(d, h0))
 	c0 := dot(e.mod.v, h0) + 0.5*dot(e.mhScratch, h0)
@@ -359,9 +389,16 @@ func (e *escaper) examine() (relaxed float64) {
 		Ms = sp.project(e.mod.M)
 		vs = sp.coords(g)
 	}
-	cands, lower, ok := findInside(Ms, vs, rs, c0, e.keep)
-	if !ok {
-		e.eigFailed = true
+	var cands []subCandidate
+	var lower float64
+	if eb := e.eb; eb != nil && t == 0 && d > 0 && rs > 0 {
+		cands, lower = findInsideEigen(Ms, vs, eb.lam, eb.Q, rs, c0, e.keep)
+	} else {
+		var ok bool
+		cands, lower, ok = findInside(Ms, vs, rs, c0, e.keep)
+		if !ok {
+			e.eigFailed = true
+		}
 	}
 	for _, sc := range cands {
 		X := append([]float64(nil), p...)

@@ -77,6 +77,33 @@ const (
 // candidate.
 func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []subCandidate, lower float64, ok bool) {
 	m := len(vs)
+	if m == 0 || rs == 0 {
+		cands, lower = subsetPoint(c0, keep, m)
+		return cands, lower, true
+	}
+	var es mat.EigenSym
+	if !es.Factorize(Ms, true) {
+		cands, _ = subsetPoint(c0, keep, m)
+		return cands, math.Inf(-1), false
+	}
+	var Q mat.Dense
+	es.VectorsTo(&Q)
+	cands, lower = findInsideEigen(Ms, vs, es.Values(nil), &Q, rs, c0, keep)
+	return cands, lower, true
+}
+
+// subsetPoint lists the subspace's own point p (y = 0) when its value c0 is below keep.
+func subsetPoint(c0, keep float64, m int) ([]subCandidate, float64) {
+	if c0 < keep {
+		return []subCandidate{{y: make([]float64, m), q: c0, kase: CaseVertex}}, c0
+	}
+	return nil, c0
+}
+
+// findInsideEigen is findInside given the eigendecomposition Ms = Q·diag(lam)·Qᵀ, for
+// m = len(vs) ≥ 1 and rs > 0; it returns the candidates and their least value.
+func findInsideEigen(Ms *mat.SymDense, vs, lam []float64, Q *mat.Dense, rs, c0, keep float64) (cands []subCandidate, lower float64) {
+	m := len(vs)
 	lower = math.Inf(1)
 	add := func(y []float64, q float64, k Case) {
 		lower = math.Min(lower, q)
@@ -85,9 +112,6 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 		}
 	}
 	add(make([]float64, m), c0, CaseVertex)
-	if m == 0 || rs == 0 {
-		return cands, lower, true
-	}
 	value := func(y []float64) float64 {
 		yv := mat.NewVecDense(m, y)
 		return c0 + dot(vs, y) + 0.5*mat.Inner(yv, Ms, yv)
@@ -99,14 +123,6 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 		}
 		add(y, value(y), CaseLargeGradient)
 	}
-
-	var es mat.EigenSym
-	if !es.Factorize(Ms, true) {
-		return cands, math.Inf(-1), false
-	}
-	lam := es.Values(nil)
-	var Q mat.Dense
-	es.VectorsTo(&Q)
 	vt := make([]float64, m) // ṽ = Qᵀv′
 	mat.NewVecDense(m, vt).MulVec(Q.T(), mat.NewVecDense(m, vs))
 	scale := math.Max(math.Abs(lam[0]), math.Abs(lam[m-1]))
@@ -130,7 +146,7 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 			q += vt[i]*yi + 0.5*lam[i]*yi*yi
 		}
 		y := make([]float64, m)
-		mat.NewVecDense(m, y).MulVec(&Q, mat.NewVecDense(m, yt))
+		mat.NewVecDense(m, y).MulVec(Q, mat.NewVecDense(m, yt))
 		return y, q
 	}
 
@@ -222,5 +238,5 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 			add(y, q, CaseHard)
 		}
 	}
-	return cands, lower, true
+	return cands, lower
 }

@@ -195,6 +195,9 @@ type EscapeResult struct {
 	Radius float64
 	// GradEvals, HessEvals and FuncEvals count this escape's oracle calls.
 	GradEvals, HessEvals, FuncEvals int
+	// Fallbacks counts the subsets that the eigenbasis method (examineEigen) could not
+	// resolve with certainty and handed to a per-subset eigendecomposition.
+	Fallbacks int
 }
 
 // Stats counts the work of Minimize.
@@ -235,6 +238,9 @@ type Optimizer struct {
 	// noPrune turns off the two pruning rules of the subset walk (holdForcedRows and the
 	// relaxed bound in walk); the tests compare verdicts against it.
 	noPrune bool
+	// referenceEscape examines every subset by its own EigenSym (findInside) instead of
+	// from M's eigenbasis (examineEigen); the tests compare the two.
+	referenceEscape bool
 }
 
 // New returns an Optimizer for p over c (nil c means unconstrained) with settings s.
