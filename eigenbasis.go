@@ -34,6 +34,9 @@ const (
 	// ebResTol: the relative residual accepted for an eigenvector of M′ or a KKT point
 	// computed by the bordered formulas.
 	ebResTol = 1e-8
+	// ebRootTol: a root μ is accepted when ‖h(μ)‖ = r′(1 ± ebRootTol); ψ carries a
+	// relative rounding error of a few ulps times the conditioning of the t×t system.
+	ebRootTol = 1e-12
 	// ebMaxIter caps the iterations of one eigenvalue or root search.
 	ebMaxIter = 100
 )
@@ -116,6 +119,8 @@ type bordered struct {
 	work []float64
 	c    []float64
 	nu   []float64
+	ipiv []int
+	lu   bool // f holds F's LU factors, else its eigenvectors
 }
 
 // setCols sets the columns and sizes the scratch; it allocates only when t grows.
@@ -130,15 +135,16 @@ func (b *bordered) setCols(cols [][]float64) {
 		b.phi = make([]float64, t)
 		b.c = make([]float64, t)
 		b.nu = make([]float64, t)
+		b.ipiv = make([]int, t)
 		work := []float64{0}
 		lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: t, Stride: t, Data: b.f, Uplo: blas.Upper}, b.phi, work, -1)
 		b.work = make([]float64, int(work[0]))
 	}
-	b.f, b.phi, b.c, b.nu = b.f[:t*t], b.phi[:t], b.c[:t], b.nu[:t]
+	b.f, b.phi, b.c, b.nu, b.ipiv = b.f[:t*t], b.phi[:t], b.c[:t], b.nu[:t], b.ipiv[:t]
 }
 
-// factor forms F at μ and factors it; false when Syev fails or μ is a pole.
-func (b *bordered) factor(lam []float64, mu float64) bool {
+// form sets D and F = CᵀDC at μ; false when μ is a pole.
+func (b *bordered) form(lam []float64, mu float64) bool {
 	b.mu = mu
 	for i, l := range lam {
 		if l == mu {
@@ -152,10 +158,25 @@ func (b *bordered) factor(lam []float64, mu float64) bool {
 	}
 	for j := 0; j < t; j++ {
 		for k := j; k < t; k++ {
-			b.f[j*t+k] = floats.Dot(b.dc[j], b.cols[k])
+			v := floats.Dot(b.dc[j], b.cols[k])
+			b.f[j*t+k], b.f[k*t+j] = v, v
 		}
 	}
-	return lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: t, Stride: t, Data: b.f, Uplo: blas.Upper}, b.phi, b.work, len(b.work))
+	return true
+}
+
+// factor forms F at μ and eigendecomposes it (for its inertia and null vector); false
+// when Syev fails or μ is a pole.
+func (b *bordered) factor(lam []float64, mu float64) bool {
+	b.lu = false
+	return b.form(lam, mu) && lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: b.t, Stride: b.t, Data: b.f, Uplo: blas.Upper}, b.phi, b.work, len(b.work))
+}
+
+// factorLU forms F at μ and factors it by LU with partial pivoting, for solves alone;
+// false when F is singular or μ is a pole.
+func (b *bordered) factorLU(lam []float64, mu float64) bool {
+	b.lu = true
+	return b.form(lam, mu) && lapack64.Getrf(blas64.General{Rows: b.t, Cols: b.t, Stride: b.t, Data: b.f}, b.ipiv)
 }
 
 // neg is the number of negative eigenvalues of F.
@@ -176,21 +197,28 @@ func (b *bordered) solve(out, rhs []float64) {
 	for j := 0; j < t; j++ {
 		b.c[j] = floats.Dot(b.dc[j], rhs)
 	}
-	// ν = −V Φ⁻¹ Vᵀ c
-	for k := 0; k < t; k++ {
-		s := 0.0
-		for j := 0; j < t; j++ {
-			s += b.f[j*t+k] * b.c[j]
-		}
-		b.nu[k] = s / b.phi[k]
-	}
 	copy(out, rhs)
-	for j := 0; j < t; j++ {
-		s := 0.0
-		for k := 0; k < t; k++ {
-			s += b.f[j*t+k] * b.nu[k]
+	if b.lu { // ν = −F⁻¹c
+		copy(b.nu, b.c)
+		lapack64.Getrs(blas.NoTrans, blas64.General{Rows: t, Cols: t, Stride: t, Data: b.f}, blas64.General{Rows: t, Cols: 1, Stride: 1, Data: b.nu}, b.ipiv)
+		for j := 0; j < t; j++ {
+			floats.AddScaled(out, -b.nu[j], b.cols[j])
 		}
-		floats.AddScaled(out, -s, b.cols[j])
+	} else { // ν = −V Φ⁻¹ Vᵀ c
+		for k := 0; k < t; k++ {
+			s := 0.0
+			for j := 0; j < t; j++ {
+				s += b.f[j*t+k] * b.c[j]
+			}
+			b.nu[k] = s / b.phi[k]
+		}
+		for j := 0; j < t; j++ {
+			s := 0.0
+			for k := 0; k < t; k++ {
+				s += b.f[j*t+k] * b.nu[k]
+			}
+			floats.AddScaled(out, -s, b.cols[j])
+		}
 	}
 	for i := range out {
 		out[i] *= -b.dinv[i]
@@ -353,7 +381,7 @@ func (eb *eigenbasis) value(c0 float64, h []float64) float64 {
 // two derivatives ψ′ = 2hᵀRh, ψ″ = 6‖R²g‖²; h is left in eb.h. ok is false when μ is a pole.
 func (eb *eigenbasis) psi(mu float64) (psi, d1, d2 float64, ok bool) {
 	b := &eb.bs
-	if !b.factor(eb.lam, mu) {
+	if !b.factorLU(eb.lam, mu) {
 		return 0, 0, 0, false
 	}
 	b.solve(eb.h, eb.gt)
@@ -387,7 +415,7 @@ func (eb *eigenbasis) root(a, b, rs float64) (float64, bool) {
 		if !ok {
 			return 0, false
 		}
-		if hm == 0 {
+		if math.Abs(hm)*rs <= ebRootTol {
 			return mu, true
 		}
 		if hm < 0 {
@@ -623,7 +651,10 @@ func (eb *eigenbasis) innerRoots(l1, l2, w1, rs float64, addRoot func(float64) b
 		if !(next > lo && next < hi) {
 			next = 0.5 * (lo + hi)
 		}
-		if next == mu || hi-lo <= 2*eps*math.Max(math.Abs(lo), math.Abs(hi)) {
+		// ψ is flat at its minimizer: a relative error of 1e-9 in the distance to the
+		// poles changes ψ by ~1e-18 relative, far below ebBandTol.
+		if math.Abs(next-mu) <= 1e-9*math.Min(mu-l1, l2-mu) || hi-lo <= 2*eps*math.Max(math.Abs(lo), math.Abs(hi)) {
+			mu = next
 			break
 		}
 		mu = next
@@ -654,7 +685,7 @@ func (eb *eigenbasis) hardCase(l1, rs, c0 float64, cols [][]float64, m int, add 
 		ext := append(cols[:len(cols):len(cols)], eb.q1)
 		b.setCols(ext)
 		defer b.setCols(cols)
-		if eb.nearPole(l1) || !b.factor(eb.lam, l1) {
+		if eb.nearPole(l1) || !b.factorLU(eb.lam, l1) {
 			return false
 		}
 		b.solve(yoff, eb.gt)

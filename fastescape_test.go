@@ -221,4 +221,61 @@ func TestFastEscapeAgrees(t *testing.T) {
 	if found < n/10 || certified < n/10 {
 		t.Fatalf("the instances do not exercise both verdicts")
 	}
+	// The instances are degenerate on purpose; still, most subsets must take the fast path.
+	if fallbacks > examined/4 {
+		t.Fatalf("%d of %d subsets fell back", fallbacks, examined)
+	}
+}
+
+// On a few larger instances (d = 50–100, rows through x and near it, an indefinite M with
+// a gradient from tiny to large) the eigenbasis escape agrees with the reference escape
+// subset for subset (no pruning), and falls back rarely.
+func TestFastEscapeAgreesLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reference escapes at d = 100 take seconds")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	// The last two are convex (M + 3I ≻ 0 with ‖M‖ ≈ 2) with a tiny gradient: certified.
+	for trial, dk := range [][2]int{{50, 6}, {60, 7}, {80, 5}, {100, 6}, {100, 4}, {50, 8}, {70, 6}, {100, 5}} {
+		d, k := dk[0], dk[1]
+		convex := trial >= 6
+		M := mat.NewSymDense(d, nil)
+		for i := 0; i < d; i++ {
+			for j := i; j < d; j++ {
+				M.SetSym(i, j, rng.NormFloat64()/math.Sqrt(float64(d)))
+			}
+			if convex {
+				M.SetSym(i, i, M.At(i, i)+3)
+			}
+		}
+		g := make([]float64, d)
+		gs := []float64{1e-4, 1e-2, 1, 10}[trial%4]
+		if convex {
+			gs = 1e-4
+		}
+		for i := range g {
+			g[i] = gs * rng.NormFloat64()
+		}
+		A := mat.NewDense(k, d, nil)
+		b := make([]float64, k)
+		for i := 0; i < k; i++ {
+			for j := 0; j < d; j++ {
+				A.Set(i, j, rng.NormFloat64())
+			}
+			if i%3 == 2 {
+				b[i] = 0.3 * rng.Float64() * mat.Norm(A.RowView(i), 2)
+			}
+		}
+		in := pruneInstance{A: A, b: b, x0: make([]float64, d), M: M, g: g}
+		s := Settings{Delta: []float64{1e-2, 0.1, 1}[trial%3], Radius: 0.5 + rng.Float64(), MaxSubsets: 1 << 20}
+		fast, ref := compareEscapes(t, trial, in, s, true)
+		t.Logf("d%d k%d: found %v certified %v, model decrease %.6g (reference %.6g); %d of %d subsets fell back",
+			d, k, fast.Found, fast.Certified, fast.ModelDecrease, ref.ModelDecrease, fast.Fallbacks, fast.Examined)
+		if convex != fast.Certified {
+			t.Fatalf("trial %d: convex %v but certified %v", trial, convex, fast.Certified)
+		}
+		if fast.Fallbacks > fast.Examined/10 {
+			t.Fatalf("trial %d: %d of %d subsets fell back", trial, fast.Fallbacks, fast.Examined)
+		}
+	}
 }
