@@ -34,9 +34,12 @@ const (
 // returns a move X ∈ S with ‖X − x‖ ≤ r and f(X) < f(x) − δ/3, or certifies x as a
 // δ-SOSP of the model, or says why it could do neither. It returns a *DimensionError,
 // *NonFiniteError or *InfeasibleError for a bad x, and a *NonFiniteError when an oracle
-// returns NaN or Inf. Cost: d+1 gradient calls (1 with Problem.Hess), then per examined
-// subset of t rows one QR of t vectors, one projection of M (O(d³) for t > 0) and one
-// EigenSym of order d − t, and up to maxVerify decrease checks.
+// returns NaN or Inf. Cost: d+1 gradient calls (1 with Problem.Hess), one EigenSym of M
+// (order d), O(d²) per row pushed by the walk, then per examined subset of t rows a few
+// dozen t×t systems of cost O(d·t²) each and O(d²) per candidate (examineEigen), and up to
+// maxVerify decrease checks. A subset examineEigen cannot resolve with certainty
+// (EscapeResult.Fallbacks) costs what every subset cost before: one projection of M
+// (O(d²t)) and one EigenSym of order d − t.
 func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {
 	ev := &evaluator{p: o.p, stats: new(Stats)}
 	if err := o.checkPoint(x, "x"); err != nil {
@@ -342,7 +345,8 @@ func orthogonalize(a []float64, basis [][]float64) []float64 {
 	return u
 }
 
-// examine runs lines line:proj_start–line:proj_end and FindInside for the held rows:
+// examine runs lines line:proj_start–line:proj_end and FindInside for the held rows, in
+// M's eigenbasis (examineEigen) unless that path is off or declines the subset; then:
 // r′ = √(r² − ‖p − x‖²), O an orthonormal basis of the affine set's directions (subspace),
 // M′ = OᵀMO, v′ = Oᵀ(v + M(p − x)) and the constant c0 = vᵀ(p − x) + ½(p − x)ᵀM(p − x),
 // so that the model at p + Oy is c0 + v′ᵀy + ½yᵀM′y.
