@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,9 +34,12 @@ const (
 // returns a move X ∈ S with ‖X − x‖ ≤ r and f(X) < f(x) − δ/3, or certifies x as a
 // δ-SOSP of the model, or says why it could do neither. It returns a *DimensionError,
 // *NonFiniteError or *InfeasibleError for a bad x, and a *NonFiniteError when an oracle
-// returns NaN or Inf. Cost: d+1 gradient calls (1 with Problem.Hess), then per examined
-// subset of t rows one QR of t vectors, one projection of M (O(d³) for t > 0) and one
-// EigenSym of order d − t, and up to maxVerify decrease checks.
+// returns NaN or Inf. Cost: d+1 gradient calls (1 with Problem.Hess), one EigenSym of M
+// (order d), O(d²) per row pushed by the walk, then per examined subset of t rows a few
+// dozen t×t systems of cost O(d·t²) each and O(d²) per candidate (examineEigen), and up to
+// maxVerify decrease checks. A subset examineEigen cannot resolve with certainty
+// (EscapeResult.Fallbacks) costs what every subset cost before: one projection of M
+// (O(d²t)) and one EigenSym of order d − t.
 //
 // When Settings.Method is MethodCorner, or MethodAuto picks it (no Problem.Hess and
 // d ≥ AutoCornerDim), Escape runs HoudiniCorner (alg:matrix_copositivity) instead: gradients
@@ -102,6 +107,11 @@ type escaper struct {
 	// visit, when set, replaces examine for each examined subset: the corner path's
 	// FindInsideCorner (corner.go) shares the walk and its pruning but not the model.
 	visit func()
+
+	// eb is M's eigenbasis for examineEigen; nil on the reference path. fallbacks counts
+	// the subsets examineEigen handed back to the reference path.
+	eb        *eigenbasis
+	fallbacks int
 }
 
 func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (res *EscapeResult, err error) {
@@ -128,19 +138,23 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 	e.ps = [][]float64{x}
 	e.dist2 = []float64{0}
 	e.mhScratch = make([]float64, d)
+	if !o.referenceEscape {
+		e.eb = newEigenbasis(mod.M, mod.v) // nil when EigenSym fails: reference path
+	}
 	if !o.noPrune {
 		e.holdForcedRows()
 	}
 	e.walk(0)
 
 	res = &EscapeResult{
-		X:        x,
-		Examined: e.examined,
-		Pruned:   e.pruned,
-		Complete: !e.stopped && !e.eigFailed,
-		Canceled: e.canceled,
-		Radius:   o.r,
-		Method:   MethodFull,
+		X:         x,
+		Examined:  e.examined,
+		Pruned:    e.pruned,
+		Complete:  !e.stopped && !e.eigFailed,
+		Canceled:  e.canceled,
+		Radius:    o.r,
+		Method:    MethodFull,
+		Fallbacks: e.fallbacks,
 	}
 	res.ModelDecrease = math.Max(0, -e.qmin)
 	if len(e.best) > 0 {
@@ -315,10 +329,16 @@ func (e *escaper) push(i int) bool {
 	e.basis = append(e.basis, u)
 	e.ps = append(e.ps, pn)
 	e.dist2 = append(e.dist2, d2)
+	if e.eb != nil {
+		e.eb.push(u, tau)
+	}
 	return true
 }
 
 func (e *escaper) pop() {
+	if e.eb != nil {
+		e.eb.pop()
+	}
 	t := len(e.rows) - 1
 	e.rows = e.rows[:t]
 	e.basis = e.basis[:t]
@@ -342,7 +362,8 @@ func orthogonalize(a []float64, basis [][]float64) []float64 {
 	return u
 }
 
-// examine runs lines line:proj_start–line:proj_end and FindInside for the held rows:
+// examine runs lines line:proj_start–line:proj_end and FindInside for the held rows, in
+// M's eigenbasis (examineEigen) unless that path is off or declines the subset; then:
 // r′ = √(r² − ‖p − x‖²), O an orthonormal basis of the affine set's directions (subspace),
 // M′ = OᵀMO, v′ = Oᵀ(v + M(p − x)) and the constant c0 = vᵀ(p − x) + ½(p − x)ᵀM(p − x),
 // so that the model at p + Oy is c0 + v′ᵀy + ½yᵀM′y.
@@ -350,11 +371,24 @@ func (e *escaper) examine() (relaxed float64) {
 	t := len(e.rows)
 	d := len(e.x)
 	p := e.ps[t]
+	rs := math.Sqrt(math.Max(0, e.r*e.r-e.dist2[t]))
+	if eb := e.eb; eb != nil && t > 0 && t < d {
+		if lower, ok := eb.examineEigen(t, rs, eb.prepare(t), e.keep); ok {
+			for _, c := range eb.cands {
+				X := append([]float64(nil), p...)
+				if c.h != nil {
+					blas64.Gemv(blas.NoTrans, 1, eb.Q.RawMatrix(), blas64.Vector{N: d, Inc: 1, Data: c.h}, 1, blas64.Vector{N: d, Inc: 1, Data: X})
+				}
+				e.consider(X, c.q, c.kase)
+			}
+			return lower
+		}
+		e.fallbacks++
+	}
 	h0 := make([]float64, d)
 	for j := range h0 {
 		h0[j] = p[j] - e.x[j]
 	}
-	rs := math.Sqrt(math.Max(0, e.r*e.r-e.dist2[t]))
 	mh := mat.NewVecDense(d, e.mhScratch)
 	mh.MulVec(e.mod.M, mat.NewVecDense(d, h0))
 	c0 := dot(e.mod.v, h0) + 0.5*dot(e.mhScratch, h0)
@@ -376,9 +410,16 @@ func (e *escaper) examine() (relaxed float64) {
 		Ms = sp.project(e.mod.M)
 		vs = sp.coords(g)
 	}
-	cands, lower, ok := findInside(Ms, vs, rs, c0, e.keep)
-	if !ok {
-		e.eigFailed = true
+	var cands []subCandidate
+	var lower float64
+	if eb := e.eb; eb != nil && t == 0 && d > 0 && rs > 0 {
+		cands, lower = findInsideEigen(Ms, vs, eb.lam, eb.Q, rs, c0, e.keep)
+	} else {
+		var ok bool
+		cands, lower, ok = findInside(Ms, vs, rs, c0, e.keep)
+		if !ok {
+			e.eigFailed = true
+		}
 	}
 	for _, sc := range cands {
 		X := append([]float64(nil), p...)

@@ -73,9 +73,35 @@ const (
 // lower is the minimum of g over the whole ball, ignoring S′: the global minimizer of the
 // trust-region subproblem is among the candidates (Case 2 when M′ ⪰ 0 and the stationary
 // point is inside; else the root left of λ₁ or the hard case at λ₁, both with μ ≤ 0), so
-// lower is the least candidate value. ok is false when the eigendecomposition fails. Cost: one m×m EigenSym, O(m²) per root bracket and per
-// candidate.
+// lower is the least candidate value. ok is false when the eigendecomposition fails.
+// Cost: one m×m eigendecomposition (symEigen), O(m²) per root bracket and per candidate.
 func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []subCandidate, lower float64, ok bool) {
+	m := len(vs)
+	if m == 0 || rs == 0 {
+		cands, lower = subsetPoint(c0, keep, m)
+		return cands, lower, true
+	}
+	var Q mat.Dense
+	lam, ok := symEigen(Ms, &Q)
+	if !ok {
+		cands, _ = subsetPoint(c0, keep, m)
+		return cands, math.Inf(-1), false
+	}
+	cands, lower = findInsideEigen(Ms, vs, lam, &Q, rs, c0, keep)
+	return cands, lower, true
+}
+
+// subsetPoint lists the subspace's own point p (y = 0) when its value c0 is below keep.
+func subsetPoint(c0, keep float64, m int) ([]subCandidate, float64) {
+	if c0 < keep {
+		return []subCandidate{{y: make([]float64, m), q: c0, kase: CaseVertex}}, c0
+	}
+	return nil, c0
+}
+
+// findInsideEigen is findInside given the eigendecomposition Ms = Q·diag(lam)·Qᵀ, for
+// m = len(vs) ≥ 1 and rs > 0; it returns the candidates and their least value.
+func findInsideEigen(Ms *mat.SymDense, vs, lam []float64, Q *mat.Dense, rs, c0, keep float64) (cands []subCandidate, lower float64) {
 	m := len(vs)
 	lower = math.Inf(1)
 	add := func(y []float64, q float64, k Case) {
@@ -85,9 +111,6 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 		}
 	}
 	add(make([]float64, m), c0, CaseVertex)
-	if m == 0 || rs == 0 {
-		return cands, lower, true
-	}
 	value := func(y []float64) float64 {
 		yv := mat.NewVecDense(m, y)
 		return c0 + dot(vs, y) + 0.5*mat.Inner(yv, Ms, yv)
@@ -98,12 +121,6 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 			y[i] = -rs / nv * vi
 		}
 		add(y, value(y), CaseLargeGradient)
-	}
-
-	var Q mat.Dense
-	lam, ok := symEigen(Ms, &Q)
-	if !ok {
-		return cands, math.Inf(-1), false
 	}
 	vt := make([]float64, m) // ṽ = Qᵀv′
 	mat.NewVecDense(m, vt).MulVec(Q.T(), mat.NewVecDense(m, vs))
@@ -128,7 +145,7 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 			q += vt[i]*yi + 0.5*lam[i]*yi*yi
 		}
 		y := make([]float64, m)
-		mat.NewVecDense(m, y).MulVec(&Q, mat.NewVecDense(m, yt))
+		mat.NewVecDense(m, y).MulVec(Q, mat.NewVecDense(m, yt))
 		return y, q
 	}
 
@@ -220,5 +237,5 @@ func findInside(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) (cands []s
 			add(y, q, CaseHard)
 		}
 	}
-	return cands, lower, true
+	return cands, lower
 }

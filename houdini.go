@@ -278,6 +278,9 @@ type EscapeResult struct {
 	GradEvals, HessEvals, FuncEvals int
 	// Rejected counts this escape's candidates refused by the decrease test (Stats.Rejected).
 	Rejected int
+	// Fallbacks counts the subsets that the eigenbasis method (examineEigen) could not
+	// resolve with certainty and handed to a per-subset eigendecomposition.
+	Fallbacks int
 }
 
 // Stats counts the work of Minimize.
@@ -334,6 +337,9 @@ type Optimizer struct {
 	// noPrune turns off the two pruning rules of the subset walk (holdForcedRows and the
 	// relaxed bound in walk); the tests compare verdicts against it.
 	noPrune bool
+	// referenceEscape examines every subset by its own EigenSym (findInside) instead of
+	// from M's eigenbasis (examineEigen); the tests compare the two.
+	referenceEscape bool
 }
 
 // New returns an Optimizer for p over c (nil c means unconstrained) with settings s.

@@ -1,0 +1,712 @@
+package houdini
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Guards of the eigenbasis path, relative to the spectral scale s = max|λᵢ(M)| and the
+// subset's radius r′. Each marks a band, far wider than findInside's own guards (about
+// 1e3·ε·s), around a decision findInside takes, or a region where the bordered formulas
+// lose accuracy; a subset that meets one is examined by the reference path instead.
+const (
+	// ebSepTol: λ₁′, λ₂′, λ₂′ − λ₁′, every root μ kept, and the distance from every μ at
+	// which a result is computed to the nearest pole λᵢ(M) must exceed ebSepTol·s.
+	ebSepTol = 1e-9
+	// ebWeightTol: the gradient's component on the eigenvector of λ₁′ (and of λ₂′ when
+	// roots between them are sought) must exceed ebWeightTol·s·r′, far from findInside's
+	// deflation threshold 4ε·s·r′: a smaller one is a near-hard case.
+	ebWeightTol = 1e-7
+	// ebGradTol: v′ must be exactly 0 (g = 0) or longer than ebGradTol·(s·r′ + ‖g‖);
+	// shorter, its direction, which the large-gradient candidate follows, is rounding.
+	ebGradTol = 1e-8
+	// ebBandTol: a norm that findInside compares with r′ (the interior point, the hard
+	// case's offset, the tangency of two roots) must differ from it by more than this
+	// relative amount.
+	ebBandTol = 1e-7
+	// ebResTol: the relative residual accepted for an eigenvector of M′ or a KKT point
+	// computed by the bordered formulas.
+	ebResTol = 1e-8
+	// ebRootTol: a root μ is accepted when ‖h(μ)‖ = r′(1 ± ebRootTol); ψ carries a
+	// relative rounding error of a few ulps times the conditioning of the t×t system.
+	ebRootTol = 1e-12
+	// ebMaxIter caps the iterations of one eigenvalue or root search.
+	ebMaxIter = 100
+)
+
+// eigenbasis holds M = Q·Λ·Qᵀ, computed once per escape, and the walk's held rows in its
+// coordinates, so that each subset is examined from t×t systems (see examineEigen).
+type eigenbasis struct {
+	d     int
+	lam   []float64  // λ₁ ≤ … ≤ λ_d
+	Q     *mat.Dense // columns: eigenvectors
+	vt    []float64  // Qᵀv
+	scale float64    // s = max|λᵢ|
+	ut    [][]float64
+	ht    [][]float64 // ht[t] = Qᵀ(p − x) at depth t
+
+	// Scratch of one subset.
+	gt, pg, h, z, q1, q2 []float64
+	bs                   bordered
+	cands                []eigCandidate
+}
+
+// eigCandidate is a point p + Qh̃ of the current subset, h̃ in the eigenbasis of M.
+type eigCandidate struct {
+	h    []float64
+	q    float64
+	kase Case
+}
+
+func newEigenbasis(M *mat.SymDense, v []float64) *eigenbasis {
+	d := len(v)
+	Q := new(mat.Dense)
+	lam, ok := symEigen(M, Q)
+	if !ok {
+		return nil
+	}
+	eb := &eigenbasis{d: d, lam: lam, Q: Q}
+	eb.vt = make([]float64, d)
+	mat.NewVecDense(d, eb.vt).MulVec(eb.Q.T(), mat.NewVecDense(d, v))
+	eb.scale = math.Max(math.Abs(eb.lam[0]), math.Abs(eb.lam[d-1]))
+	eb.ht = [][]float64{make([]float64, d)}
+	for _, p := range []*[]float64{&eb.gt, &eb.pg, &eb.h, &eb.z, &eb.q1, &eb.q2} {
+		*p = make([]float64, d)
+	}
+	eb.bs.dinv = make([]float64, d)
+	return eb
+}
+
+// push records the new basis vector u and the step p′ = p + τu in the eigenbasis:
+// O(d²) once per push, shared by every subset below it.
+func (eb *eigenbasis) push(u []float64, tau float64) {
+	d := eb.d
+	ut := make([]float64, d)
+	blas64.Gemv(blas.Trans, 1, eb.Q.RawMatrix(), blas64.Vector{N: d, Inc: 1, Data: u}, 0, blas64.Vector{N: d, Inc: 1, Data: ut})
+	t := len(eb.ut)
+	h := make([]float64, d)
+	for i := range h {
+		h[i] = eb.ht[t][i] + tau*ut[i]
+	}
+	eb.ut = append(eb.ut, ut)
+	eb.ht = append(eb.ht, h)
+}
+
+func (eb *eigenbasis) pop() {
+	t := len(eb.ut) - 1
+	eb.ut = eb.ut[:t]
+	eb.ht = eb.ht[:t+1]
+}
+
+// bordered is the constrained resolvent of M in its eigenbasis at a shift μ: for columns
+// C = [c₁ … c_t] (orthonormal, the held rows' basis in the eigenbasis) and D = (Λ − μI)⁻¹,
+// F = CᵀDC and its eigendecomposition F = VΦVᵀ.
+type bordered struct {
+	mu   float64
+	t    int
+	cols [][]float64
+	dinv []float64
+	dc   [][]float64 // D·cⱼ
+	f    []float64   // t×t; V after factor
+	phi  []float64
+	work []float64
+	c    []float64
+	nu   []float64
+	ipiv []int
+	lu   bool // f holds F's LU factors, else its eigenvectors
+}
+
+// setCols sets the columns and sizes the scratch; it allocates only when t grows.
+func (b *bordered) setCols(cols [][]float64) {
+	d, t := len(b.dinv), len(cols)
+	b.cols, b.t = cols, t
+	for len(b.dc) < t {
+		b.dc = append(b.dc, make([]float64, d))
+	}
+	if cap(b.f) < t*t {
+		b.f = make([]float64, t*t)
+		b.phi = make([]float64, t)
+		b.c = make([]float64, t)
+		b.nu = make([]float64, t)
+		b.ipiv = make([]int, t)
+		work := []float64{0}
+		lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: t, Stride: t, Data: b.f, Uplo: blas.Upper}, b.phi, work, -1)
+		b.work = make([]float64, int(work[0]))
+	}
+	b.f, b.phi, b.c, b.nu, b.ipiv = b.f[:t*t], b.phi[:t], b.c[:t], b.nu[:t], b.ipiv[:t]
+}
+
+// form sets D and F = CᵀDC at μ; false when μ is a pole.
+func (b *bordered) form(lam []float64, mu float64) bool {
+	b.mu = mu
+	for i, l := range lam {
+		if l == mu {
+			return false
+		}
+		b.dinv[i] = 1 / (l - mu)
+	}
+	t := b.t
+	for j := 0; j < t; j++ {
+		floats.MulTo(b.dc[j], b.dinv, b.cols[j])
+	}
+	for j := 0; j < t; j++ {
+		for k := j; k < t; k++ {
+			v := floats.Dot(b.dc[j], b.cols[k])
+			b.f[j*t+k], b.f[k*t+j] = v, v
+		}
+	}
+	return true
+}
+
+// factor forms F at μ and eigendecomposes it (for its inertia and null vector); false
+// when Syev fails or μ is a pole.
+func (b *bordered) factor(lam []float64, mu float64) bool {
+	b.lu = false
+	return b.form(lam, mu) && lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: b.t, Stride: b.t, Data: b.f, Uplo: blas.Upper}, b.phi, b.work, len(b.work))
+}
+
+// factorLU forms F at μ and factors it by LU with partial pivoting, for solves alone;
+// false when F is singular or μ is a pole.
+func (b *bordered) factorLU(lam []float64, mu float64) bool {
+	b.lu = true
+	return b.form(lam, mu) && lapack64.Getrf(blas64.General{Rows: b.t, Cols: b.t, Stride: b.t, Data: b.f}, b.ipiv)
+}
+
+// neg is the number of negative eigenvalues of F.
+func (b *bordered) neg() int {
+	n := 0
+	for _, p := range b.phi {
+		if p < 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// solve writes into out the h̃ ⟂ C with (Λ − μI)h̃ + rhs ∈ span C, that is
+// h̃ = −D(rhs + Cν) with ν = −F⁻¹CᵀD·rhs: h = −O(M′ − μI)⁻¹Oᵀ(Q·rhs) in eigencoordinates.
+func (b *bordered) solve(out, rhs []float64) {
+	t := b.t
+	for j := 0; j < t; j++ {
+		b.c[j] = floats.Dot(b.dc[j], rhs)
+	}
+	copy(out, rhs)
+	if b.lu { // ν = −F⁻¹c
+		copy(b.nu, b.c)
+		lapack64.Getrs(blas.NoTrans, blas64.General{Rows: t, Cols: t, Stride: t, Data: b.f}, blas64.General{Rows: t, Cols: 1, Stride: 1, Data: b.nu}, b.ipiv)
+		for j := 0; j < t; j++ {
+			floats.AddScaled(out, -b.nu[j], b.cols[j])
+		}
+	} else { // ν = −V Φ⁻¹ Vᵀ c
+		for k := 0; k < t; k++ {
+			s := 0.0
+			for j := 0; j < t; j++ {
+				s += b.f[j*t+k] * b.c[j]
+			}
+			b.nu[k] = s / b.phi[k]
+		}
+		for j := 0; j < t; j++ {
+			s := 0.0
+			for k := 0; k < t; k++ {
+				s += b.f[j*t+k] * b.nu[k]
+			}
+			floats.AddScaled(out, -s, b.cols[j])
+		}
+	}
+	for i := range out {
+		out[i] *= -b.dinv[i]
+	}
+}
+
+// nullDir writes into out D·C·V[:, j], the direction h̃ that the j-th eigenpair of F gives,
+// and returns its squared norm, the derivative φⱼ′(μ) = ‖DCνⱼ‖² (F′ = CᵀD²C).
+func (b *bordered) nullDir(out []float64, j int) float64 {
+	t := b.t
+	for i := range out {
+		out[i] = 0
+	}
+	for k := 0; k < t; k++ {
+		floats.AddScaled(out, b.f[k*t+j], b.dc[k])
+	}
+	return floats.Dot(out, out)
+}
+
+// countBelow returns the number of λᵢ < μ.
+func countBelow(lam []float64, mu float64) int {
+	return sort.SearchFloat64s(lam, mu)
+}
+
+// nearPole reports whether μ is within ebSepTol·s of an eigenvalue of M.
+func (eb *eigenbasis) nearPole(mu float64) bool {
+	i := countBelow(eb.lam, mu)
+	tol := ebSepTol * eb.scale
+	return (i < eb.d && eb.lam[i]-mu <= tol) || (i > 0 && mu-eb.lam[i-1] <= tol)
+}
+
+// compressedEig returns λₖ′, the k-th smallest eigenvalue of M′ = OᵀMO, and writes its unit
+// eigenvector, in the eigenbasis of M, into vec. It needs lo < λₖ′ ≤ hi. ok is false when
+// the result cannot be trusted (see examineEigen).
+//
+// Sylvester's law of inertia on the bordered matrix K(μ) = [M − μI, U; Uᵀ, 0], reduced
+// once by M − μI and once through the basis [O U], gives for μ no eigenvalue of M or M′
+//
+//	N′(μ) = N(μ) − neg(F(μ)),
+//
+// with N, N′ the numbers of eigenvalues of M, M′ below μ and neg the number of negative
+// eigenvalues of F(μ) = ŨᵀDŨ: In(K) = In(M − μI) + In(−F) = In(M′ − μI) + (t, t, 0). So
+// every evaluation of F brackets λₖ′ exactly; the search takes Newton steps on the
+// eigenvalue φ(μ) of F whose zero is λₖ′ (φ′ = ‖DŨν‖² > 0 by Hellmann–Feynman) and
+// bisects when a step leaves the bracket.
+func (eb *eigenbasis) compressedEig(k int, lo, hi float64, vec []float64) (float64, bool) {
+	b := &eb.bs
+	s := eb.scale
+	mu := 0.5 * (lo + hi)
+	for it := 0; it < ebMaxIter; it++ {
+		if !b.factor(eb.lam, mu) {
+			mu = math.Nextafter(mu, hi)
+			continue
+		}
+		neg := b.neg()
+		j := neg // smallest positive φ: its zero is at or below μ
+		if countBelow(eb.lam, mu)-neg < k {
+			lo = mu
+			j = neg - 1 // largest negative φ: its zero is above μ
+		} else {
+			hi = mu
+		}
+		next := 0.5 * (lo + hi)
+		if j >= 0 && j < b.t {
+			d1 := b.nullDir(eb.z, j)
+			step := -b.phi[j] / d1
+			if math.Abs(step) <= 4*eps*s {
+				return eb.eigenvector(k, mu+step, vec)
+			}
+			if n := mu + step; n > lo && n < hi {
+				next = n
+			}
+		}
+		if hi-lo <= 4*eps*s {
+			return eb.eigenvector(k, 0.5*(lo+hi), vec)
+		}
+		mu = next
+	}
+	return 0, false
+}
+
+// eigenvector computes the eigenvector of M′ for the eigenvalue mu from the null vector
+// ν of F(μ): h̃ = DŨν, Ũᵀh̃ = Fν = φν ≈ 0. It refuses μ near a pole of M (an eigenvalue
+// of M′ there may have an eigenvector of M ⟂ the rows, invisible to F) and a residual
+// ‖P(M − μI)h‖ above ebResTol·s.
+func (eb *eigenbasis) eigenvector(k int, mu float64, vec []float64) (float64, bool) {
+	b := &eb.bs
+	if eb.nearPole(mu) || !b.factor(eb.lam, mu) {
+		return 0, false
+	}
+	j := 0
+	for i, p := range b.phi {
+		if math.Abs(p) < math.Abs(b.phi[j]) {
+			j = i
+		}
+	}
+	nv := math.Sqrt(b.nullDir(vec, j))
+	floats.Scale(1/nv, vec)
+	// Ũᵀh̃ = φν/‖DŨν‖; the residual of the eigen-equation is at most s times it.
+	if math.Abs(b.phi[j])/nv > ebResTol {
+		return 0, false
+	}
+	eb.projectOut(vec, b.cols)
+	floats.Scale(1/floats.Norm(vec, 2), vec)
+	return mu, true
+}
+
+// projectOut removes from h its components along the orthonormal columns, twice.
+func (eb *eigenbasis) projectOut(h []float64, cols [][]float64) {
+	for pass := 0; pass < 2; pass++ {
+		for _, c := range cols {
+			floats.AddScaled(h, -floats.Dot(c, h), c)
+		}
+	}
+}
+
+// kktOK checks that h̃ (⟂ C after projection) satisfies P((Λ − μI)h̃ + g̃) = 0 up to
+// ebResTol·(s‖h‖ + ‖g‖), projecting h̃ onto C⊥ first.
+func (eb *eigenbasis) kktOK(h []float64, mu float64, cols [][]float64) bool {
+	nh := floats.Norm(h, 2)
+	if nh > 0 {
+		off := 0.0
+		for _, c := range cols {
+			off = math.Max(off, math.Abs(floats.Dot(c, h)))
+		}
+		if off > ebResTol*nh {
+			return false
+		}
+	}
+	eb.projectOut(h, cols)
+	z := eb.z
+	for i := range z {
+		z[i] = (eb.lam[i]-mu)*h[i] + eb.gt[i]
+	}
+	eb.projectOut(z, cols)
+	return floats.Norm(z, 2) <= ebResTol*(eb.scale*nh+floats.Norm(eb.gt, 2))
+}
+
+// prepare sets g̃ = Qᵀv + Λ·Qᵀ(p − x) for depth t and returns
+// c0 = vᵀ(p − x) + ½(p − x)ᵀM(p − x), the model's value at p.
+func (eb *eigenbasis) prepare(t int) (c0 float64) {
+	ht := eb.ht[t]
+	for i, l := range eb.lam {
+		eb.gt[i] = eb.vt[i] + l*ht[i]
+		c0 += eb.vt[i]*ht[i] + 0.5*l*ht[i]*ht[i]
+	}
+	return c0
+}
+
+// value is the model's value c0 + g̃ᵀh̃ + ½h̃ᵀΛh̃ at p + Qh̃.
+func (eb *eigenbasis) value(c0 float64, h []float64) float64 {
+	q := c0
+	for i, hi := range h {
+		q += eb.gt[i]*hi + 0.5*eb.lam[i]*hi*hi
+	}
+	return q
+}
+
+// psi evaluates ψ(μ) = ‖h(μ)‖² with h(μ) = −R(μ)g, R(μ) = O(M′ − μI)⁻¹Oᵀ, and its first
+// two derivatives ψ′ = 2hᵀRh, ψ″ = 6‖R²g‖²; h is left in eb.h. ok is false when μ is a pole.
+func (eb *eigenbasis) psi(mu float64) (psi, d1, d2 float64, ok bool) {
+	b := &eb.bs
+	if !b.factorLU(eb.lam, mu) {
+		return 0, 0, 0, false
+	}
+	b.solve(eb.h, eb.gt)
+	b.solve(eb.z, eb.h) // z = −Rh = R²g
+	psi = floats.Dot(eb.h, eb.h)
+	return psi, -2 * floats.Dot(eb.h, eb.z), 6 * floats.Dot(eb.z, eb.z), true
+}
+
+// root returns the root of ψ(μ) = r′² in [a, b], where ψ − r′² changes sign once, by
+// Newton's method on 1/√ψ − 1/r′ safeguarded by bisection (as secular.solve).
+func (eb *eigenbasis) root(a, b, rs float64) (float64, bool) {
+	ir := 1 / rs
+	h := func(mu float64) (float64, float64, bool) {
+		psi, d1, _, ok := eb.psi(mu)
+		sq := math.Sqrt(psi)
+		return 1/sq - ir, -0.5 * d1 / (psi * sq), ok
+	}
+	ha, _, ok := h(a)
+	if !ok {
+		return 0, false
+	}
+	if ha == 0 {
+		return a, true
+	}
+	if ha > 0 {
+		a, b = b, a
+	}
+	mu := a // where ψ > r′²: Newton on a concave decreasing function stays on this side
+	for it := 0; it < ebMaxIter; it++ {
+		hm, dh, ok := h(mu)
+		if !ok {
+			return 0, false
+		}
+		if math.Abs(hm)*rs <= ebRootTol {
+			return mu, true
+		}
+		if hm < 0 {
+			a = mu
+		} else {
+			b = mu
+		}
+		next := mu - hm/dh
+		lo, hi := math.Min(a, b), math.Max(a, b)
+		if !(next > lo && next < hi) {
+			next = 0.5 * (a + b)
+		}
+		if next == mu || hi-lo <= 2*eps*math.Max(math.Abs(lo), math.Abs(hi)) {
+			return next, true
+		}
+		mu = next
+	}
+	return 0, false
+}
+
+// examineEigen is FindInside for the current subset (t held rows, 0 < t < d) computed in
+// the eigenbasis of M = QΛQᵀ, with no factorization of order d: it lists the same
+// candidates as findInside (p, large gradient, interior, the secular roots μ ≤ min(0, λ₂′),
+// the hard case at λ₁′) with the same cases and values, in eigencoordinates h̃ (the point
+// is p + Qh̃), and returns their least value (findInside's lower). ok is false when the
+// subset must go to the reference path.
+//
+// The method (G. H. Golub, "Some modified matrix eigenvalue problems", SIAM Review 15(2),
+// 1973). Let U be the held rows' orthonormal basis, Ũ = QᵀU (computed once per push),
+// O a basis of U⊥, M′ = OᵀMO and g = v + M(p − x), so g̃ = Qᵀv + Λ·Qᵀ(p − x). For μ not
+// an eigenvalue of M, the constrained system
+//
+//	(M − μI)h + g + Uν = 0,   Uᵀh = 0
+//
+// has, with D = (Λ − μI)⁻¹ and F(μ) = ŨᵀDŨ (t×t),
+//
+//	ν = −F⁻¹ŨᵀDg̃,   h̃ = Qᵀh = −D(g̃ + Ũν),
+//
+// and h = −O(M′ − μI)⁻¹Oᵀg: the subspace problem's point y(μ) = −(M′ − μI)⁻¹v′ mapped by
+// O. It costs O(d·t²), and F is singular exactly at the eigenvalues of M′ that are not
+// eigenvalues of M (the null vector ν gives the eigenvector DŨν); interlacing gives
+// λᵢ(M) ≤ λᵢ′ ≤ λᵢ₊ₜ(M). From these:
+//
+//   - λ₁′, λ₂′ and their eigenvectors by compressedEig (inertia-safe bisection with Newton);
+//   - ψ(μ) = ‖y(μ)‖² = ‖h(μ)‖², ψ′ = 2hᵀR h and ψ″ = 6‖R h‖² (R = O(M′ − μI)⁻¹Oᵀ, R′ = R²),
+//     each a second solve with the same F;
+//   - the left root: ψ increases on (−∞, λ₁′) from 0 to ∞ and lies in
+//     [λ₁′ − ‖v′‖/r′, λ₁′ − √w₁/r′] with w₁ = (q₁′ᵀv′)² (polyroots.go, facts 3–4);
+//     1/√ψ is concave there (Moré–Sorensen), so Newton from the right end converges;
+//   - when λ₁′ < 0, the roots in (λ₁′, λ₂′), where ψ is convex: the minimizer of ψ by
+//     Newton on ψ′, then one root on each side, kept when μ ≤ 0 (findInside's muMax:
+//     Martínez 1994 admits no other local minimizer, see findInside);
+//   - the interior point −R(0)g when λ₁′ > 0;
+//   - the hard case when λ₁′ < 0: findInside's y_off = Σ_{i≥2} ṽᵢ/(λ₁′ − λᵢ′)qᵢ′ is the
+//     solution at μ = λ₁′ with q₁′ added to the columns (then M′ restricted to q₁′⊥ has
+//     no eigenvalue λ₁′ and the system is regular), and the candidates are
+//     y_off ± √(r′² − ‖y_off‖²)·q₁′ (findInside's sign of u only orders the pair).
+//
+// Every decision findInside takes at a tolerance (M′ ⪰ 0, muMax, deflation of a small
+// weight, clusters, the ball test of the interior point and of y_off, tangency) is
+// taken here only outside a band far wider than that tolerance (the eb* guards), so
+// both paths decide alike; inside a band, near a pole of M, after a failed inertia or
+// iteration, or when a computed eigenvector or KKT point has a residual above ebResTol,
+// ok is false. Cost: O(d·t²) per evaluation of F, O(d·t) per solve, a few dozen
+// evaluations per subset, and O(d²) per candidate mapped back by the caller.
+func (eb *eigenbasis) examineEigen(t int, rs, c0, keep float64) (lower float64, ok bool) {
+	d, s := eb.d, eb.scale
+	m := d - t
+	cols := eb.ut[:t]
+	b := &eb.bs
+	b.setCols(cols)
+	eb.cands = eb.cands[:0]
+	lower = math.Inf(1)
+	add := func(h []float64, q float64, k Case) {
+		lower = math.Min(lower, q)
+		if q < keep {
+			var hc []float64
+			if h != nil {
+				hc = append([]float64(nil), h...)
+			}
+			eb.cands = append(eb.cands, eigCandidate{h: hc, q: q, kase: k})
+		}
+	}
+	add(nil, c0, CaseVertex)
+	if rs == 0 {
+		return lower, true
+	}
+	if s == 0 {
+		return 0, false
+	}
+	gzero := true
+	for _, g := range eb.gt {
+		if g != 0 {
+			gzero = false
+			break
+		}
+	}
+	copy(eb.pg, eb.gt)
+	eb.projectOut(eb.pg, cols)
+	nv := floats.Norm(eb.pg, 2)
+	if !gzero && nv <= ebGradTol*(s*rs+floats.Norm(eb.gt, 2)) {
+		return 0, false
+	}
+	if nv > 0 {
+		floats.ScaleTo(eb.h, -rs/nv, eb.pg)
+		add(eb.h, eb.value(c0, eb.h), CaseLargeGradient)
+	}
+
+	// λ₁′ ∈ [λ₁, λ₁₊ₜ], λ₂′ ∈ [max(λ₁′, λ₂), λ₂₊ₜ] (interlacing; λ_m′ ≤ λ_d).
+	margin := 4 * eps * s
+	l1, ok := eb.compressedEig(1, eb.lam[0]-margin, eb.lam[min(t, d-1)]+margin, eb.q1)
+	if !ok || math.Abs(l1) <= ebSepTol*s {
+		return 0, false
+	}
+	l2 := math.Inf(1)
+	if m >= 2 {
+		l2, ok = eb.compressedEig(2, math.Max(l1, eb.lam[1])-margin, eb.lam[min(t+1, d-1)]+margin, eb.q2)
+		if !ok || l2-l1 <= ebSepTol*s || math.Abs(l2) <= ebSepTol*s {
+			return 0, false
+		}
+	}
+
+	if gzero { // v′ = 0: no roots; y = 0 inside when M′ ≻ 0, ±r′q₁′ when λ₁′ < 0
+		if l1 > 0 {
+			add(nil, c0, CaseInterior)
+		} else {
+			for _, sign := range [2]float64{1, -1} {
+				floats.ScaleTo(eb.h, sign*rs, eb.q1)
+				add(eb.h, eb.value(c0, eb.h), CaseHard)
+			}
+		}
+		return lower, true
+	}
+	w1 := math.Abs(floats.Dot(eb.q1, eb.gt))
+	if w1 <= ebWeightTol*s*rs {
+		return 0, false
+	}
+
+	// addRoot adds the boundary candidate of the root μ, checked and put on the ball.
+	addRoot := func(mu float64) bool {
+		if math.Abs(mu) <= ebSepTol*s || eb.nearPole(mu) {
+			return false
+		}
+		if _, _, _, ok := eb.psi(mu); !ok || !eb.kktOK(eb.h, mu, cols) {
+			return false
+		}
+		if nh := floats.Norm(eb.h, 2); nh > rs {
+			floats.Scale(rs/nh, eb.h)
+		}
+		if mu <= 0 {
+			add(eb.h, eb.value(c0, eb.h), CaseBoundary)
+		}
+		return true
+	}
+
+	// Case 2 and the left root's side of 0.
+	leftHi := l1 - 0.5*w1/rs // ψ ≥ 4r′² there (fact 3 with half the exclusion radius)
+	if l1 > 0 {
+		if eb.nearPole(0) {
+			return 0, false
+		}
+		if _, _, _, ok := eb.psi(0); !ok || !eb.kktOK(eb.h, 0, cols) {
+			return 0, false
+		}
+		nh := floats.Norm(eb.h, 2)
+		if math.Abs(nh/rs-1) <= ebBandTol {
+			return 0, false
+		}
+		if nh <= rs {
+			add(eb.h, eb.value(c0, eb.h), CaseInterior)
+		}
+		// The left root is ≤ 0 iff ψ(0) ≥ r′².
+		if nh > rs {
+			leftHi = math.Min(leftHi, 0)
+		} else {
+			leftHi = math.Inf(-1)
+		}
+	}
+	if leftLo := l1 - nv/rs; !math.IsInf(leftHi, -1) {
+		mu, ok := eb.root(math.Min(leftLo, leftHi), leftHi, rs)
+		if !ok || !addRoot(mu) {
+			return 0, false
+		}
+	}
+
+	if l1 < 0 && m >= 2 && !eb.innerRoots(l1, l2, w1, rs, addRoot) {
+		return 0, false
+	}
+	if l1 < 0 && !eb.hardCase(l1, rs, c0, cols, m, add) {
+		return 0, false
+	}
+	return lower, true
+}
+
+// innerRoots finds the roots of ψ = r′² in (λ₁′, λ₂′) and passes them to addRoot (which
+// keeps those ≤ 0). ψ is convex there; its exclusion zones (fact 3) are at least half
+// of √w/r′ wide on each side.
+func (eb *eigenbasis) innerRoots(l1, l2, w1, rs float64, addRoot func(float64) bool) bool {
+	s := eb.scale
+	w2 := math.Abs(floats.Dot(eb.q2, eb.gt))
+	if w2 <= ebWeightTol*s*rs {
+		return false
+	}
+	a, b := l1+0.5*w1/rs, l2-0.5*w2/rs
+	if a >= b || a > 0 {
+		return true // the zones overlap, or every root would be > 0
+	}
+	_, da, _, ok1 := eb.psi(a)
+	_, db, _, ok2 := eb.psi(b)
+	if !ok1 || !ok2 {
+		return false
+	}
+	if da >= 0 || db <= 0 {
+		return true // ψ monotone between the zones and ≥ 4r′² at both ends
+	}
+	// Minimizer of ψ: Newton on the increasing ψ′, safeguarded.
+	lo, hi := a, b
+	mu := 0.5 * (lo + hi)
+	for it := 0; ; it++ {
+		if it == ebMaxIter {
+			return false
+		}
+		_, d1, d2, ok := eb.psi(mu)
+		if !ok {
+			return false
+		}
+		if d1 < 0 {
+			lo = mu
+		} else {
+			hi = mu
+		}
+		next := mu - d1/d2
+		if !(next > lo && next < hi) {
+			next = 0.5 * (lo + hi)
+		}
+		// ψ is flat at its minimizer: a relative error of 1e-9 in the distance to the
+		// poles changes ψ by ~1e-18 relative, far below ebBandTol.
+		if math.Abs(next-mu) <= 1e-9*math.Min(mu-l1, l2-mu) || hi-lo <= 2*eps*math.Max(math.Abs(lo), math.Abs(hi)) {
+			mu = next
+			break
+		}
+		mu = next
+	}
+	psi, _, _, _ := eb.psi(mu)
+	r2 := rs * rs
+	if math.Abs(psi/r2-1) <= ebBandTol {
+		return false // tangency: findInside's tangentTol decides
+	}
+	if psi > r2 {
+		return true
+	}
+	left, ok1 := eb.root(a, mu, rs)
+	right, ok2 := eb.root(mu, b, rs)
+	return ok1 && ok2 && addRoot(left) && addRoot(right)
+}
+
+// hardCase adds findInside's hard-case pair at λ₁′ < 0: y_off ± √(r′² − ‖y_off‖²)·q₁′.
+// With m = 1, q₁′ spans the subspace and y_off = 0.
+func (eb *eigenbasis) hardCase(l1, rs, c0 float64, cols [][]float64, m int, add func([]float64, float64, Case)) bool {
+	yoff := eb.h
+	if m == 1 {
+		for i := range yoff {
+			yoff[i] = 0
+		}
+	} else {
+		b := &eb.bs
+		ext := append(cols[:len(cols):len(cols)], eb.q1)
+		b.setCols(ext)
+		defer b.setCols(cols)
+		if eb.nearPole(l1) || !b.factorLU(eb.lam, l1) {
+			return false
+		}
+		b.solve(yoff, eb.gt)
+		if !eb.kktOK(yoff, l1, ext) {
+			return false
+		}
+	}
+	off := floats.Dot(yoff, yoff)
+	r2 := rs * rs
+	if math.Abs(off/r2-1) <= ebBandTol {
+		return false
+	}
+	if off > r2 {
+		return true
+	}
+	tt := math.Sqrt(r2 - off)
+	y := eb.z
+	for _, sign := range [2]float64{1, -1} {
+		copy(y, yoff)
+		floats.AddScaled(y, sign*tt, eb.q1)
+		add(y, eb.value(c0, y), CaseHard)
+	}
+	return true
+}
