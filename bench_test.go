@@ -47,13 +47,13 @@ func benchEscapeInstance(d, k int) (Problem, *Constraints, []float64) {
 	return p, c, make([]float64, d)
 }
 
-func benchmarkEscape(b *testing.B, d, k int, reference bool) {
+func benchmarkEscape(b *testing.B, d, k int, noPrune, reference bool) {
 	p, c, x0 := benchEscapeInstance(d, k)
 	o, err := New(p, c, Settings{Delta: 1e-2, Radius: 1, MaxSubsets: 1 << 20})
 	if err != nil {
 		b.Fatal(err)
 	}
-	o.noPrune, o.referenceEscape = reference, reference
+	o.noPrune, o.referenceEscape = noPrune, reference
 	b.ReportAllocs()
 	var examined, fallbacks int
 	for b.Loop() {
@@ -68,8 +68,9 @@ func benchmarkEscape(b *testing.B, d, k int, reference bool) {
 }
 
 // BenchmarkEscape_dD_kK: one escape with k rows through x, every one of the 2^k subsets
-// relevant, examined in M's eigenbasis (examineEigen); the _full variants are the
-// reference path: no pruning and one EigenSym per subset. The reference is skipped where
+// relevant: the default escape (eigenbasis where cheaper, pruning on); _noprune the same
+// with pruning off (every independent subset examined); _full the reference path, no
+// pruning and one EigenSym per subset. The reference is skipped where
 // one escape would take minutes (d ≥ 300 with k = 12, d = 1000), and d1000_k12 entirely.
 func BenchmarkEscape(b *testing.B) {
 	for _, d := range []int{50, 100, 300, 1000} {
@@ -78,9 +79,10 @@ func BenchmarkEscape(b *testing.B) {
 				continue
 			}
 			name := fmt.Sprintf("d%d_k%d", d, k)
-			b.Run(name, func(b *testing.B) { benchmarkEscape(b, d, k, false) })
+			b.Run(name, func(b *testing.B) { benchmarkEscape(b, d, k, false, false) })
+			b.Run(name+"_noprune", func(b *testing.B) { benchmarkEscape(b, d, k, true, false) })
 			if d < 300 || (d == 300 && k < 12) {
-				b.Run(name+"_full", func(b *testing.B) { benchmarkEscape(b, d, k, true) })
+				b.Run(name+"_full", func(b *testing.B) { benchmarkEscape(b, d, k, true, true) })
 			}
 		}
 	}
