@@ -41,16 +41,25 @@ const (
 	ebMaxIter = 100
 )
 
-// eigenbasis holds M = Q·Λ·Qᵀ, computed once per escape, and the walk's held rows in its
-// coordinates, so that each subset is examined from t×t systems (see examineEigen).
+// eigenbasis holds the model on the base affine set — the one of the rows held when the
+// walk starts (the forced rows, holdForcedRows; none without them) — in the eigenbasis of
+// its matrix, computed once per escape: with O_F an orthonormal basis of the base set's
+// directions and p_F the projection of x on it, O_Fᵀ M O_F = Q′ΛQ′ᵀ and Q = O_F·Q′
+// (full × d, orthonormal columns). Every row the walk pushes later has its direction u
+// orthogonal to the forced rows, so u = QQᵀu and the subsets below the base are examined
+// from t×t systems in these d coordinates (see examineEigen); depths t count the rows
+// pushed after the base. Rebasing matters at a vertex of a box, where dozens of rows are
+// forced: the bordered systems then only carry the few weakly active rows.
 type eigenbasis struct {
-	d     int
+	d     int        // dimension of the base set, full − (rows held at the base)
+	full  int        // dimension of the space
 	lam   []float64  // λ₁ ≤ … ≤ λ_d
-	Q     *mat.Dense // columns: eigenvectors
-	vt    []float64  // Qᵀv
+	Q     *mat.Dense // full × d, columns: eigenvectors in the full space
+	vt    []float64  // Qᵀg_F, g_F = v + M(p_F − x) the model's gradient at p_F
+	c0    float64    // the model's value at p_F
 	scale float64    // s = max|λᵢ|
 	ut    [][]float64
-	ht    [][]float64 // ht[t] = Qᵀ(p − x) at depth t
+	ht    [][]float64 // ht[t] = Qᵀ(p − p_F) at depth t below the base
 
 	// Scratch of one subset.
 	gt, pg, h, z, q1, q2 []float64
@@ -65,17 +74,48 @@ type eigCandidate struct {
 	kase Case
 }
 
-func newEigenbasis(M *mat.SymDense, v []float64) *eigenbasis {
-	d := len(v)
-	Q := new(mat.Dense)
-	lam, ok := symEigen(M, Q)
+// newEigenbasis builds the eigenbasis of the model on the affine set of the rows e holds
+// now; nil when that set is a point or the eigendecomposition fails (the reference path
+// then examines every subset). Cost: one eigendecomposition of order d − t₀ and, with t₀
+// rows held, O(full²·t₀) to project M and map the eigenvectors back.
+func (e *escaper) newEigenbasis() *eigenbasis {
+	full, t0 := len(e.x), len(e.rows)
+	d := full - t0
+	if d == 0 {
+		return nil
+	}
+	M := e.mod.M
+	h0 := sub(e.ps[t0], e.x)
+	g := make([]float64, full) // g_F = v + M(p_F − x)
+	mat.NewVecDense(full, g).MulVec(M, mat.NewVecDense(full, h0))
+	c0 := dot(e.mod.v, h0) + 0.5*dot(g, h0)
+	for j := range g {
+		g[j] += e.mod.v[j]
+	}
+	Ms := M
+	var sp *subspace
+	if t0 > 0 {
+		sp = newSubspace(e.basis, full)
+		Ms = sp.project(M)
+	}
+	Qs := new(mat.Dense)
+	lam, ok := symEigen(Ms, Qs)
 	if !ok {
 		return nil
 	}
-	eb := &eigenbasis{d: d, lam: lam, Q: Q}
+	Q := Qs
+	if sp != nil { // Q = O_F·Q′ = Q_house·[0; Q′]
+		c := blas64.General{Rows: full, Cols: d, Stride: d, Data: make([]float64, full*d)}
+		for i := 0; i < d; i++ {
+			copy(c.Data[(t0+i)*d:(t0+i+1)*d], Qs.RawRowView(i))
+		}
+		sp.apply(blas.Left, blas.NoTrans, c)
+		Q = mat.NewDense(full, d, c.Data)
+	}
+	eb := &eigenbasis{d: d, full: full, lam: lam, Q: Q, c0: c0}
 	eb.vt = make([]float64, d)
-	mat.NewVecDense(d, eb.vt).MulVec(eb.Q.T(), mat.NewVecDense(d, v))
-	eb.scale = math.Max(math.Abs(eb.lam[0]), math.Abs(eb.lam[d-1]))
+	mat.NewVecDense(d, eb.vt).MulVec(Q.T(), mat.NewVecDense(full, g))
+	eb.scale = math.Max(math.Abs(lam[0]), math.Abs(lam[d-1]))
 	eb.ht = [][]float64{make([]float64, d)}
 	for _, p := range []*[]float64{&eb.gt, &eb.pg, &eb.h, &eb.z, &eb.q1, &eb.q2} {
 		*p = make([]float64, d)
@@ -84,12 +124,34 @@ func newEigenbasis(M *mat.SymDense, v []float64) *eigenbasis {
 	return eb
 }
 
+// base returns the base subset's FindInside in the eigenbasis: candidates y in its
+// coordinates (X = p_F + Qy) and the relaxed bound, for the ball of radius rs.
+func (eb *eigenbasis) base(rs, keep float64) ([]subCandidate, float64) {
+	if rs == 0 {
+		return subsetPoint(eb.c0, keep, eb.d)
+	}
+	diag := mat.NewSymDense(eb.d, nil)
+	id := mat.NewDense(eb.d, eb.d, nil)
+	for i, l := range eb.lam {
+		diag.SetSym(i, i, l)
+		id.Set(i, i, 1)
+	}
+	return findInsideEigen(diag, eb.vt, eb.lam, id, rs, eb.c0, keep)
+}
+
+// toPoint returns p + Qh for h in the eigenbasis.
+func (eb *eigenbasis) toPoint(p, h []float64) []float64 {
+	X := append([]float64(nil), p...)
+	blas64.Gemv(blas.NoTrans, 1, eb.Q.RawMatrix(), blas64.Vector{N: eb.d, Inc: 1, Data: h}, 1, blas64.Vector{N: eb.full, Inc: 1, Data: X})
+	return X
+}
+
 // push records the new basis vector u and the step p′ = p + τu in the eigenbasis:
 // O(d²) once per push, shared by every subset below it.
 func (eb *eigenbasis) push(u []float64, tau float64) {
 	d := eb.d
 	ut := make([]float64, d)
-	blas64.Gemv(blas.Trans, 1, eb.Q.RawMatrix(), blas64.Vector{N: d, Inc: 1, Data: u}, 0, blas64.Vector{N: d, Inc: 1, Data: ut})
+	blas64.Gemv(blas.Trans, 1, eb.Q.RawMatrix(), blas64.Vector{N: eb.full, Inc: 1, Data: u}, 0, blas64.Vector{N: d, Inc: 1, Data: ut})
 	t := len(eb.ut)
 	h := make([]float64, d)
 	for i := range h {
@@ -357,9 +419,11 @@ func (eb *eigenbasis) kktOK(h []float64, mu float64, cols [][]float64) bool {
 	return floats.Norm(z, 2) <= ebResTol*(eb.scale*nh+floats.Norm(eb.gt, 2))
 }
 
-// prepare sets g̃ = Qᵀv + Λ·Qᵀ(p − x) for depth t and returns
-// c0 = vᵀ(p − x) + ½(p − x)ᵀM(p − x), the model's value at p.
+// prepare sets g̃ = Qᵀg_F + Λ·Qᵀ(p − p_F) for depth t below the base and returns the
+// model's value at p, c0 = c0_F + g_Fᵀ(p − p_F) + ½(p − p_F)ᵀM(p − p_F) (p − p_F lies in
+// the range of Q).
 func (eb *eigenbasis) prepare(t int) (c0 float64) {
+	c0 = eb.c0
 	ht := eb.ht[t]
 	for i, l := range eb.lam {
 		eb.gt[i] = eb.vt[i] + l*ht[i]

@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -111,6 +109,7 @@ type escaper struct {
 	// eb is M's eigenbasis for examineEigen; nil on the reference path. fallbacks counts
 	// the subsets examineEigen handed back to the reference path.
 	eb        *eigenbasis
+	ebDepth   int // rows held when eb was built
 	fallbacks int
 }
 
@@ -138,11 +137,12 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 	e.ps = [][]float64{x}
 	e.dist2 = []float64{0}
 	e.mhScratch = make([]float64, d)
-	if !o.referenceEscape {
-		e.eb = newEigenbasis(mod.M, mod.v) // nil when EigenSym fails: reference path
-	}
 	if !o.noPrune {
 		e.holdForcedRows()
+	}
+	if !o.referenceEscape {
+		e.ebDepth = len(e.rows)
+		e.eb = e.newEigenbasis() // nil: the reference path examines every subset
 	}
 	e.walk(0)
 
@@ -389,12 +389,19 @@ func (e *escaper) examine() (relaxed float64) {
 	d := len(e.x)
 	p := e.ps[t]
 	rs := math.Sqrt(math.Max(0, e.r*e.r-e.dist2[t]))
-	if eb := e.eb; eb != nil && t > 0 && t < d && eigenbasisCheaper(d, t) {
-		if lower, ok := eb.examineEigen(t, rs, eb.prepare(t), e.keep); ok {
+	if eb, tt := e.eb, t-e.ebDepth; eb != nil && tt == 0 {
+		cands, lower := eb.base(rs, e.keep)
+		for _, c := range cands {
+			e.consider(eb.toPoint(p, c.y), c.q, c.kase)
+		}
+		return lower
+	}
+	if eb, tt := e.eb, t-e.ebDepth; eb != nil && t < d && eigenbasisCheaper(eb.d, tt) {
+		if lower, ok := eb.examineEigen(tt, rs, eb.prepare(tt), e.keep); ok {
 			for _, c := range eb.cands {
 				X := append([]float64(nil), p...)
 				if c.h != nil {
-					blas64.Gemv(blas.NoTrans, 1, eb.Q.RawMatrix(), blas64.Vector{N: d, Inc: 1, Data: c.h}, 1, blas64.Vector{N: d, Inc: 1, Data: X})
+					X = eb.toPoint(p, c.h)
 				}
 				e.consider(X, c.q, c.kase)
 			}
@@ -427,16 +434,9 @@ func (e *escaper) examine() (relaxed float64) {
 		Ms = sp.project(e.mod.M)
 		vs = sp.coords(g)
 	}
-	var cands []subCandidate
-	var lower float64
-	if eb := e.eb; eb != nil && t == 0 && d > 0 && rs > 0 {
-		cands, lower = findInsideEigen(Ms, vs, eb.lam, eb.Q, rs, c0, e.keep)
-	} else {
-		var ok bool
-		cands, lower, ok = findInside(Ms, vs, rs, c0, e.keep)
-		if !ok {
-			e.eigFailed = true
-		}
+	cands, lower, ok := findInside(Ms, vs, rs, c0, e.keep)
+	if !ok {
+		e.eigFailed = true
 	}
 	for _, sc := range cands {
 		X := append([]float64(nil), p...)
