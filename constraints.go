@@ -215,9 +215,36 @@ func (c *Constraints) findTwins() {
 
 // empty decides whether {x : Âx ≤ b̂} is empty by phase one of gonum's simplex method.
 // A numerical failure of the simplex method is not taken as emptiness.
+//
+// The LP is posed on the set relaxed to the default feasibility tolerance,
+// âᵢ·x ≤ b̂ᵢ + defaultFeasTol·max(1, |b̂ᵢ|): S is "empty" only when no point passes the
+// package's own feasibility test. Unrelaxed, a set of zero volume (a single point, or a
+// degenerate vertex inside an equality) makes phase one degenerate, and gonum then
+// reports ErrInfeasible for a feasible set (its phase-one test is an absolute 1e-12 and a
+// zero artificial variable it cannot pivot out is taken as infeasibility). Coordinates
+// that no row involves are left out: they do not affect feasibility, and gonum refuses an
+// all-zero column (ErrZeroColumn), which would hide emptiness.
 func (c *Constraints) empty() bool {
-	g := mat.NewDense(c.k, c.d, c.a)
-	cNew, aNew, bNew := lp.Convert(make([]float64, c.d), g, c.b, nil, nil)
+	var cols []int
+	for j := 0; j < c.d; j++ {
+		for i := 0; i < c.k; i++ {
+			if c.a[i*c.d+j] != 0 {
+				cols = append(cols, j)
+				break
+			}
+		}
+	}
+	g := mat.NewDense(c.k, len(cols), nil)
+	for i := 0; i < c.k; i++ {
+		for jj, j := range cols {
+			g.Set(i, jj, c.a[i*c.d+j])
+		}
+	}
+	b := make([]float64, c.k)
+	for i, bi := range c.b {
+		b[i] = bi + c.tol(i, defaultFeasTol)
+	}
+	cNew, aNew, bNew := lp.Convert(make([]float64, len(cols)), g, b, nil, nil)
 	_, _, err := lp.Simplex(cNew, aNew, bNew, 0, nil)
 	return errors.Is(err, lp.ErrInfeasible)
 }
