@@ -55,12 +55,13 @@ func secularRoots(lambda, w []float64, r, muMax float64) []secularRoot {
 	}
 	s := secular{lambda: lambda, w: w, r2: r * r}
 	var roots []secularRoot
-	if lambda[0]-math.Sqrt(w[0])/r > muMax {
-		return nil
-	}
 	W := 0.0
 	for _, wi := range w {
 		W += wi
+	}
+	// Every root is at least the left root, which is at least λ₁ − √W/r (fact 4).
+	if lambda[0]-math.Sqrt(W)/r > muMax {
+		return nil
 	}
 	// Left outer interval: τ = μ − λ₁ ∈ [−√W/r, −√w₁/r], ψ increasing.
 	roots = append(roots, secularRoot{0, s.solve(0, -math.Sqrt(W)/r, -math.Sqrt(w[0])/r)})
