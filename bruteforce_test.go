@@ -20,6 +20,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/houdini-opt/houdini"
@@ -164,7 +165,8 @@ func refEnumerate(p *quadProblem, rng *rand.Rand) refResult {
 }
 
 // affineSet returns the minimum-norm solution h₀ of A_I h = c_I and a basis N (d×m, nil
-// when m = 0) of A_I's null space, by a full SVD; ok is false for an inconsistent system.
+// when m = 0) of A_I's null space, by a full SVD of the rows scaled to unit norm; ok is
+// false for an inconsistent system.
 func affineSet(p *quadProblem, rows []int, c []float64) (h0 []float64, N *mat.Dense, ok bool) {
 	d := p.d
 	if len(rows) == 0 {
@@ -177,9 +179,10 @@ func affineSet(p *quadProblem, rows []int, c []float64) (h0 []float64, N *mat.De
 	t := len(rows)
 	AI := mat.NewDense(t, d, nil)
 	cI := make([]float64, t)
-	for j, i := range rows {
-		AI.SetRow(j, p.A[i])
-		cI[j] = c[i]
+	for j, i := range rows { // unit rows: the rank test must not depend on row scaling
+		n := vnorm(p.A[i])
+		AI.SetRow(j, vscale(p.A[i], 1/n))
+		cI[j] = c[i] / n
 	}
 	var svd mat.SVD
 	if !svd.Factorize(AI, mat.SVDFull) {
@@ -206,10 +209,9 @@ func affineSet(p *quadProblem, rows []int, c []float64) (h0 []float64, N *mat.De
 			h0[i] += coef * V.At(i, j)
 		}
 	}
-	// Consistency: the least-squares point must solve the system, relative to row norms.
-	for j, i := range rows {
-		res := vdot(p.A[i], h0) - cI[j]
-		if math.Abs(res) > 1e-9*vnorm(p.A[i])*math.Max(1, vnorm(h0)) {
+	// Consistency: the least-squares point must solve the system.
+	for j := range rows {
+		if res := mat.Dot(AI.RowView(j), mat.NewVecDense(d, h0)) - cI[j]; math.Abs(res) > 1e-9*math.Max(1, vnorm(h0)) {
 			return nil, nil, false
 		}
 	}
@@ -502,11 +504,12 @@ const (
 	ckDependent         // rows that are linear combinations of active rows
 	ckKKT               // a face or vertex where −∇f(x) lies in the normal cone
 	ckNone              // no constraints
+	ckNear              // near-degenerate: nearly parallel, nearly tangent, nearly active rows
 	numCK
 )
 
 var ckNames = [numCK]string{"interior", "face", "vertex", "degenerate vertex", "copies",
-	"equality slab", "dependent", "KKT point", "unconstrained"}
+	"equality slab", "dependent", "KKT point", "unconstrained", "near-degenerate"}
 
 // Kinds of Hessian and gradient.
 const (
@@ -517,11 +520,12 @@ const (
 	hkConvex          // positive semidefinite, sometimes singular
 	hkConcave         // negative definite
 	hkLinear          // H = 0
+	hkNearHard        // ∇f(x) has a 1e-9 part on the lowest eigenspace, split by 1e-12
 	numHK
 )
 
 var hkNames = [numHK]string{"random", "repeated", "hard case", "zero gradient", "convex",
-	"concave", "linear"}
+	"concave", "linear", "near hard case"}
 
 // genInstance builds instance i: constraint kind i mod numCK, Hessian kind
 // (i / numCK) mod numHK, all else from rng.
@@ -637,6 +641,24 @@ func genInstance(i int, rng *rand.Rand) (p *quadProblem, ck, hk int) {
 			addRow(a, s)
 		}
 		extras(rng.IntN(2))
+	case ckNear:
+		a := randVec()
+		addRow(a, 0)
+		for j := 0; j < 5; j++ {
+			switch rng.IntN(5) {
+			case 0: // nearly parallel to the active row, through x or just off it
+				addRow(vadd(a, vscale(randVec(), 1e-13*vnorm(a))), []float64{0, 1e-13, 1e-9}[rng.IntN(3)])
+			case 1: // nearly tangent to the ball, from either side
+				addRow(randVec(), p.r*(1+[]float64{-1e-12, 1e-12, -1e-9, 1e-9}[rng.IntN(4)]))
+			case 2: // nearly active
+				addRow(randVec(), p.r*[]float64{1e-14, 1e-12, 1e-10}[rng.IntN(3)])
+			case 3: // nearly dependent on the active row and the last one
+				last := p.A[len(p.A)-1]
+				addRow(vadd(vadd(a, last), vscale(randVec(), 1e-11)), 0)
+			case 4: // nearly opposite: a slab of width 1e-12·r
+				addRow(vadd(vscale(a, -1), vscale(randVec(), 1e-13*vnorm(a))), 1e-12*p.r)
+			}
+		}
 	case ckKKT:
 		kktRows = 1 + rng.IntN(d)
 		active(kktRows)
@@ -651,12 +673,18 @@ func genInstance(i int, rng *rand.Rand) (p *quadProblem, ck, hk int) {
 
 	// Hessian H = Q diag(λ) Qᵀ with Q from a QR of a Gaussian matrix.
 	lam := make([]float64, d)
+	// stiff: a convex H with eigenvalues in [0.01, 1] and one of 100, and ∇f(x) = QΛz for
+	// the stationary point −Qz with z = 0.1r on the softest direction, 0.2r on the stiff one
+	// and 1.2r in all on the others, so for d ≥ 3 it lies outside the ball while the step
+	// −r∇f/‖∇f‖ overshoots along the stiff direction: the minimizer is a secular root
+	// μ < 0 (left of λ₁ though λ₁ > |z₁|λ₁/r) and nothing else finds it.
+	stiff := false
 	switch hk {
 	case hkRandom, hkZeroGrad:
 		for j := range lam {
 			lam[j] = 6*rng.Float64() - 3
 		}
-	case hkRepeated, hkHard:
+	case hkRepeated, hkHard, hkNearHard:
 		lo, hi := -3*rng.Float64()-0.2, 3*rng.Float64()-1
 		split := max(1, (d+1)/2)
 		for j := range lam {
@@ -666,16 +694,27 @@ func genInstance(i int, rng *rand.Rand) (p *quadProblem, ck, hk int) {
 			}
 		}
 	case hkConvex:
+		stiff = (i/(numCK*numHK))%2 == 0 // by construction, for every constraint kind
 		for j := range lam {
 			lam[j] = 3 * rng.Float64()
+			if stiff {
+				lam[j] = math.Pow(10, 2*rng.Float64()-2)
+			}
 		}
-		if rng.IntN(2) == 0 {
+		if stiff {
+			slices.Sort(lam)
+			lam[d-1] = 100
+		}
+		if !stiff && rng.IntN(2) == 0 {
 			lam[0] = 0
 		}
 	case hkConcave:
 		for j := range lam {
 			lam[j] = -0.1 - 3*rng.Float64()
 		}
+	}
+	if hk == hkNearHard && d > 1 {
+		lam[1] = lam[0] + 1e-12 // the cluster split below the package's merge tolerance or above it
 	}
 	var qr mat.QR
 	qr.Factorize(mat.NewDense(d, d, randVec2(rng, d*d)))
@@ -699,6 +738,25 @@ func genInstance(i int, rng *rand.Rand) (p *quadProblem, ck, hk int) {
 		for j := range gt {
 			if lam[j] == lam[0] {
 				gt[j] = 0
+			}
+		}
+	case hkConvex:
+		if stiff {
+			for j := range gt {
+				z := 1.2 * p.r / math.Sqrt(float64(max(1, d-2)))
+				switch j {
+				case 0:
+					z = 0.1 * p.r
+				case d - 1:
+					z = 0.2 * p.r
+				}
+				gt[j] = lam[j] * z / gs
+			}
+		}
+	case hkNearHard:
+		for j := range gt {
+			if lam[j]-lam[0] < 1e-9 {
+				gt[j] *= 1e-9
 			}
 		}
 	}
