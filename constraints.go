@@ -216,14 +216,16 @@ func (c *Constraints) findTwins() {
 // empty decides whether {x : Âx ≤ b̂} is empty by phase one of gonum's simplex method.
 // A numerical failure of the simplex method is not taken as emptiness.
 //
-// The LP is posed on the set relaxed to the default feasibility tolerance,
-// âᵢ·x ≤ b̂ᵢ + defaultFeasTol·max(1, |b̂ᵢ|): S is "empty" only when no point passes the
-// package's own feasibility test. Unrelaxed, a set of zero volume (a single point, or a
-// degenerate vertex inside an equality) makes phase one degenerate, and gonum then
-// reports ErrInfeasible for a feasible set (its phase-one test is an absolute 1e-12 and a
-// zero artificial variable it cannot pivot out is taken as infeasibility). Coordinates
-// that no row involves are left out: they do not affect feasibility, and gonum refuses an
-// all-zero column (ErrZeroColumn), which would hide emptiness.
+// On a set of zero volume (a single point, or a degenerate vertex inside an equality)
+// phase one is degenerate and gonum can report ErrInfeasible for a feasible set (its
+// phase-one test is an absolute 1e-12, and a zero artificial variable it cannot pivot out
+// is taken as infeasibility). So a claim of infeasibility is confirmed on the set relaxed
+// to the default feasibility tolerance, âᵢ·x ≤ b̂ᵢ + defaultFeasTol·max(1, |b̂ᵢ|): S is
+// empty only when no point passes the package's own feasibility test. The relaxed LP is
+// not solved first because gonum's simplex cycles forever on some relaxed inputs that the
+// plain one settles (testdata/fuzz/FuzzEscape/543cb0a5e6a741d8). Coordinates that no row
+// involves are left out: gonum refuses an all-zero column (ErrZeroColumn), which would
+// hide emptiness.
 func (c *Constraints) empty() bool {
 	var cols []int
 	for j := 0; j < c.d; j++ {
@@ -240,11 +242,17 @@ func (c *Constraints) empty() bool {
 			g.Set(i, jj, c.a[i*c.d+j])
 		}
 	}
+	infeasible := func(b []float64) bool {
+		cNew, aNew, bNew := lp.Convert(make([]float64, len(cols)), g, b, nil, nil)
+		_, _, err := lp.Simplex(cNew, aNew, bNew, 0, nil)
+		return errors.Is(err, lp.ErrInfeasible)
+	}
+	if !infeasible(c.b) {
+		return false
+	}
 	b := make([]float64, c.k)
 	for i, bi := range c.b {
 		b[i] = bi + c.tol(i, defaultFeasTol)
 	}
-	cNew, aNew, bNew := lp.Convert(make([]float64, len(cols)), g, b, nil, nil)
-	_, _, err := lp.Simplex(cNew, aNew, bNew, 0, nil)
-	return errors.Is(err, lp.ErrInfeasible)
+	return infeasible(b)
 }

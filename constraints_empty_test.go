@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/houdini-opt/houdini"
 	"gonum.org/v1/gonum/mat"
@@ -88,5 +89,27 @@ func TestNewConstraintsEmpty(t *testing.T) {
 		if _, err := houdini.NewConstraints(A, c.b); !errors.Is(err, houdini.ErrEmpty) {
 			t.Errorf("%s: NewConstraints returned %v, want ErrEmpty", c.name, err)
 		}
+	}
+}
+
+// TestNewConstraintsTerminates is the input on which FuzzEscape found NewConstraints
+// looping forever (gonum's simplex cycled on the emptiness LP relaxed to the feasibility
+// tolerance); it must return within seconds, with any answer.
+func TestNewConstraintsTerminates(t *testing.T) {
+	in := decodeFuzz([]byte("70000C\x000000000000000020000000200\xff\xff\xff200\xf7\xff01"))
+	p := &in.p
+	A := mat.NewDense(len(p.A), p.d, nil)
+	for j, a := range p.A {
+		A.SetRow(j, a)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := houdini.NewConstraints(A, p.b); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil && !isSentinel(err) {
+			t.Errorf("NewConstraints: %v wraps no sentinel", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("NewConstraints did not return within 10 s")
 	}
 }
