@@ -225,34 +225,42 @@ func (c *Constraints) findTwins() {
 // not solved first because gonum's simplex cycles forever on some relaxed inputs that the
 // plain one settles (testdata/fuzz/FuzzEscape/543cb0a5e6a741d8). Coordinates that no row
 // involves are left out: gonum refuses an all-zero column (ErrZeroColumn), which would
-// hide emptiness.
+// hide emptiness. Cost: up to two LPs with the k rows and d columns.
 func (c *Constraints) empty() bool {
+	// Rows that repeat an earlier row (same hyperplane, same orientation) or that a
+	// tighter parallel row makes redundant change nothing but the LP's degeneracy, on
+	// which gonum's simplex can cycle; an opposite twin is kept (with its row it is an
+	// equality).
+	var rows []int
+	for i := 0; i < c.k; i++ {
+		if c.loose[i] || (c.twin[i] >= 0 && dot(c.row(i), c.row(c.twin[i])) > 0) {
+			continue
+		}
+		rows = append(rows, i)
+	}
 	var cols []int
 	for j := 0; j < c.d; j++ {
-		for i := 0; i < c.k; i++ {
+		for _, i := range rows {
 			if c.a[i*c.d+j] != 0 {
 				cols = append(cols, j)
 				break
 			}
 		}
 	}
-	g := mat.NewDense(c.k, len(cols), nil)
-	for i := 0; i < c.k; i++ {
+	g := mat.NewDense(len(rows), len(cols), nil)
+	for ii, i := range rows {
 		for jj, j := range cols {
-			g.Set(i, jj, c.a[i*c.d+j])
+			g.Set(ii, jj, c.a[i*c.d+j])
 		}
 	}
-	infeasible := func(b []float64) bool {
+	infeasible := func(relax float64) bool {
+		b := make([]float64, len(rows))
+		for ii, i := range rows {
+			b[ii] = c.b[i] + c.tol(i, relax)
+		}
 		cNew, aNew, bNew := lp.Convert(make([]float64, len(cols)), g, b, nil, nil)
 		_, _, err := lp.Simplex(cNew, aNew, bNew, 0, nil)
 		return errors.Is(err, lp.ErrInfeasible)
 	}
-	if !infeasible(c.b) {
-		return false
-	}
-	b := make([]float64, c.k)
-	for i, bi := range c.b {
-		b[i] = bi + c.tol(i, defaultFeasTol)
-	}
-	return infeasible(b)
+	return infeasible(0) && infeasible(defaultFeasTol)
 }

@@ -92,24 +92,30 @@ func TestNewConstraintsEmpty(t *testing.T) {
 	}
 }
 
-// TestNewConstraintsTerminates is the input on which FuzzEscape found NewConstraints
-// looping forever (gonum's simplex cycled on the emptiness LP relaxed to the feasibility
-// tolerance); it must return within seconds, with any answer.
+// TestNewConstraintsTerminates holds the inputs on which FuzzEscape found NewConstraints
+// looping forever: gonum's simplex cycled on the emptiness LP (the first on the LP relaxed
+// to the feasibility tolerance; the second already on the plain LP of the original core,
+// with a row repeated three times). NewConstraints must return within seconds.
 func TestNewConstraintsTerminates(t *testing.T) {
-	in := decodeFuzz([]byte("70000C\x000000000000000020000000200\xff\xff\xff200\xf7\xff01"))
-	p := &in.p
-	A := mat.NewDense(len(p.A), p.d, nil)
-	for j, a := range p.A {
-		A.SetRow(j, a)
-	}
-	done := make(chan error, 1)
-	go func() { _, err := houdini.NewConstraints(A, p.b); done <- err }()
-	select {
-	case err := <-done:
-		if err != nil && !isSentinel(err) {
-			t.Errorf("NewConstraints: %v wraps no sentinel", err)
+	for _, data := range []string{
+		"70000C\x000000000000000020000000200\xff\xff\xff200\xf7\xff01",
+		"7000ZZ9\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3200\xff\xff\xff200\xf7\xff01",
+	} {
+		in := decodeFuzz([]byte(data))
+		p := &in.p
+		A := mat.NewDense(len(p.A), p.d, nil)
+		for j, a := range p.A {
+			A.SetRow(j, a)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("NewConstraints did not return within 10 s")
+		done := make(chan error, 1)
+		go func() { _, err := houdini.NewConstraints(A, p.b); done <- err }()
+		select {
+		case err := <-done:
+			if err != nil && !isSentinel(err) {
+				t.Errorf("NewConstraints: %v wraps no sentinel", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("NewConstraints(A = %v, b = %v) did not return within 10 s", p.A, p.b)
+		}
 	}
 }
