@@ -99,6 +99,7 @@ func TestNewConstraintsEmpty(t *testing.T) {
 func TestNewConstraintsTerminates(t *testing.T) {
 	for _, data := range []string{
 		"70000C\x000000000000000020000000200\xff\xff\xff200\xf7\xff01",
+		"70000a\x000000000000000020000000200\xff\xff\xff200\xf7\xff0001",
 		"7000ZZ9\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3\xf3200\xff\xff\xff200\xf7\xff01",
 	} {
 		in := decodeFuzz([]byte(data))
