@@ -1,11 +1,9 @@
 package houdini
 
 import (
-	"errors"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/optimize/convex/lp"
 )
 
 // Constraints is the polyhedron S = {x : Ax ≤ b}. Create it with NewConstraints or
@@ -228,24 +226,12 @@ func (c *Constraints) findTwins() {
 	}
 }
 
-// empty decides whether {x : Âx ≤ b̂} is empty by phase one of gonum's simplex method.
-// A numerical failure of the simplex method is not taken as emptiness.
-//
-// On a set of zero volume (a single point, or a degenerate vertex inside an equality)
-// phase one is degenerate and gonum can report ErrInfeasible for a feasible set (its
-// phase-one test is an absolute 1e-12, and a zero artificial variable it cannot pivot out
-// is taken as infeasibility). So a claim of infeasibility is confirmed on the set relaxed
-// to the default feasibility tolerance, âᵢ·x ≤ b̂ᵢ + defaultFeasTol·max(1, |b̂ᵢ|): S is
-// empty only when no point passes the package's own feasibility test. The relaxed LP is
-// not solved first because gonum's simplex cycles forever on some relaxed inputs that the
-// plain one settles (testdata/fuzz/FuzzEscape/543cb0a5e6a741d8). Coordinates that no row
-// involves are left out: gonum refuses an all-zero column (ErrZeroColumn), which would
-// hide emptiness. Cost: up to two LPs with the k rows and d columns.
+// empty decides whether S is empty: no point satisfies every row within the default
+// feasibility tolerance, âᵢ·x ≤ b̂ᵢ + defaultFeasTol·max(1, |b̂ᵢ|). It is decided on that
+// relaxed set, so a set of zero volume (a single point, a degenerate vertex inside an
+// equality), on which phase one is degenerate, is never called empty. Repeated and loose
+// parallel rows are left out (they only add degeneracy). See phaseOne for the method.
 func (c *Constraints) empty() bool {
-	// Rows that repeat an earlier row (same hyperplane, same orientation) or that a
-	// tighter parallel row makes redundant change nothing but the LP's degeneracy, on
-	// which gonum's simplex can cycle; an opposite twin is kept (with its row it is an
-	// equality).
 	var rows []int
 	for i := 0; i < c.k; i++ {
 		if c.loose[i] || (c.twin[i] >= 0 && dot(c.row(i), c.row(c.twin[i])) > 0) {
@@ -253,29 +239,11 @@ func (c *Constraints) empty() bool {
 		}
 		rows = append(rows, i)
 	}
-	var cols []int
-	for j := 0; j < c.d; j++ {
-		for _, i := range rows {
-			if c.a[i*c.d+j] != 0 {
-				cols = append(cols, j)
-				break
-			}
-		}
-	}
-	g := mat.NewDense(len(rows), len(cols), nil)
+	A := make([][]float64, len(rows))
+	b := make([]float64, len(rows))
 	for ii, i := range rows {
-		for jj, j := range cols {
-			g.Set(ii, jj, c.a[i*c.d+j])
-		}
+		A[ii] = c.row(i)
+		b[ii] = c.b[i] + c.tol(i, defaultFeasTol)
 	}
-	infeasible := func(relax float64) bool {
-		b := make([]float64, len(rows))
-		for ii, i := range rows {
-			b[ii] = c.b[i] + c.tol(i, relax)
-		}
-		cNew, aNew, bNew := lp.Convert(make([]float64, len(cols)), g, b, nil, nil)
-		_, _, err := lp.Simplex(cNew, aNew, bNew, 0, nil)
-		return errors.Is(err, lp.ErrInfeasible)
-	}
-	return infeasible(0) && infeasible(defaultFeasTol)
+	return phaseOne(A, b) == lpInfeasible
 }

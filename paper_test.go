@@ -124,7 +124,7 @@ func TestEscapeIllustration(t *testing.T) {
 	}
 }
 
-// hornMatrix is Horn's 5×5 matrix: 1 on the diagonal, −1 on cyclic neighbours i±1 and
+// hornRows is Horn's 5×5 matrix: 1 on the diagonal, −1 on cyclic neighbours i±1 and
 // +1 on i±2. It is copositive but neither PSD nor a sum of a PSD and a nonnegative matrix.
 func hornRows() [][]float64 {
 	H := make([][]float64, 5)
