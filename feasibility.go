@@ -31,7 +31,7 @@ const (
 // one of negative reduced cost, the leaving row the lowest-index basic variable among the
 // ratio-test ties. Bland's rule cannot cycle (Bland 1977), so phase one terminates;
 // gonum's lp.Simplex, which NewConstraints used before, cycles forever on some degenerate
-// inputs the fuzzer found (testdata/fuzz-hang), hence this hand-written dense tableau, at
+// inputs the fuzzer found (testdata/fuzz/FuzzEscape), hence this hand-written dense tableau, at
 // O(k·(2d + 2k)) per pivot. A cap of 50·(k + d) + 1000 pivots guards against
 // exponential-length paths; hitting it answers lpUndecided, which NewConstraints takes as
 // "not shown empty".
