@@ -219,7 +219,7 @@ const (
 	StatusEvalLimit                   // MaxGradEvals gradient evaluations were spent
 	StatusCanceled                    // the context was canceled
 	StatusCallback                    // the callback asked to stop
-	StatusModelMismatch               // the model promised a decrease f did not deliver
+	StatusModelMismatch               // the model kept promising a decrease f did not deliver, down to r/1024
 	StatusCornerNoMove                // MethodCorner examined every subset and found no move (no certificate: randomized)
 	numStatuses
 )
@@ -288,7 +288,10 @@ type Stats struct {
 	GradEvals, HessEvals, FuncEvals int
 	Escapes                         int
 	// DescentSteps counts the accepted steps of the descent phase (not EscapesOnly).
-	DescentSteps                   int
+	DescentSteps int
+	// RadiusHalvings counts the times Minimize halved r after the model promised a
+	// decrease f did not deliver.
+	RadiusHalvings                 int
 	SubsetsExamined, SubsetsPruned int
 	// Cases[c] counts the escapes that moved by case c.
 	Cases [numCases]int

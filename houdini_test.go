@@ -244,3 +244,25 @@ func TestCatalogue(t *testing.T) {
 		})
 	}
 }
+
+// TestRadiusHalving: f(x) = −x²/2 + x⁴ at its saddle x = 0 with r = 2, where the model
+// −h²/2 promises −2 while f(±2) = 14. Minimize must shrink r until the model holds
+// (app:experiments), then reach the minimizer x = ±1/2 (f = −1/16) and certify it with
+// the reduced radius.
+func TestRadiusHalving(t *testing.T) {
+	p := houdini.Problem{
+		Func: func(x []float64) float64 { return -x[0]*x[0]/2 + math.Pow(x[0], 4) },
+		Grad: func(g, x []float64) { g[0] = -x[0] + 4*math.Pow(x[0], 3) },
+	}
+	res, err := houdini.Minimize(context.Background(), p, nil, []float64{0},
+		houdini.Settings{Delta: 1e-3, Radius: 2, EscapesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != houdini.StatusCertified || res.Stats.RadiusHalvings < 2 || !(res.Radius < 2) {
+		t.Fatalf("status %v after %d halvings, radius %v", res.Status, res.Stats.RadiusHalvings, res.Radius)
+	}
+	if math.Abs(math.Abs(res.X[0])-0.5) > 0.05 || res.F > -1.0/16+1e-3 {
+		t.Fatalf("X = %v, F = %v; want |x| ≈ 1/2, f ≈ −1/16", res.X, res.F)
+	}
+}

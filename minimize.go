@@ -6,13 +6,19 @@ import (
 	"time"
 )
 
+// minRadiusFraction bounds the radius halvings of Minimize: below r0·minRadiusFraction
+// the model's disagreement with f is reported as StatusModelMismatch.
+const minRadiusFraction = 0x1p-10
+
 // Minimize repeats Escape from the feasible point x0 until an escape certifies a δ-SOSP
 // or a limit is reached, and returns the last point. Every move is feasible and lowers f
 // by more than δ/3, so at most (f(x0) − inf f)/(δ/3) escapes are made.
 //
 // It returns a *DimensionError, *NonFiniteError or *InfeasibleError for a bad x0, and a
 // *NonFiniteError (with the point) when an oracle returns NaN or Inf; budgets, the
-// context and the callback end the run with a Status, not an error. A run is
+// context and the callback end the run with a Status, not an error. When the model
+// promises a decrease that f does not deliver, Minimize halves the radius and retries
+// (at most 10 times, Stats.RadiusHalvings); Result.Radius is the r of the certificate. A run is
 // deterministic: the same Settings (Seed included) give bit-identical Results.
 func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error) {
 	start := time.Now()
@@ -23,7 +29,9 @@ func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error)
 	ev := &evaluator{p: o.p, stats: &st, sto: o.newStochastic()}
 	rng := newRand(o.s.Seed)
 	x := append([]float64(nil), x0...)
-	res := &Result{Delta: o.s.Delta, Radius: o.r, F: math.NaN()}
+	res := &Result{Delta: o.s.Delta, F: math.NaN()}
+	r0 := o.r
+	defer func() { o.r = r0 }() // the halvings below last one run
 	status := StatusEscapeLimit
 loop:
 	for {
@@ -83,11 +91,19 @@ loop:
 			status = StatusSubsetLimit
 		case e.Method == MethodCorner:
 			status = StatusCornerNoMove
+		case o.r/2 >= r0*minRadiusFraction:
+			// The model promised a decrease of δ/2 that f did not deliver: its error on
+			// B(x, r) exceeds the budget of lem:stochastic-approximation. As app:experiments
+			// suggests, reduce the radius and try again from the same point.
+			o.r /= 2
+			st.RadiusHalvings++
+			continue
 		default:
 			status = StatusModelMismatch
 		}
 		break loop
 	}
+	res.Radius = o.r
 	if o.p.Func != nil {
 		f, err := ev.value(x)
 		if err != nil {
