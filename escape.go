@@ -362,6 +362,26 @@ func orthogonalize(a []float64, basis [][]float64) []float64 {
 	return u
 }
 
+// freeCoords returns the coordinates no held row fixes when every held row is a bound
+// ±eⱼ, else nil. Independent held rows fix distinct coordinates.
+func (e *escaper) freeCoords() []int {
+	fixed := make([]bool, len(e.x))
+	for _, i := range e.rows {
+		j := e.c.coord[i]
+		if j < 0 {
+			return nil
+		}
+		fixed[j] = true
+	}
+	free := make([]int, 0, len(e.x)-len(e.rows))
+	for j, f := range fixed {
+		if !f {
+			free = append(free, j)
+		}
+	}
+	return free
+}
+
 // Flop-count model of one subset of t held rows in dimension d, fitted to
 // BenchmarkEscape (d300_k8: ≈0.4 ms against ≈60 ms a subset) and the BoxQP runs: the
 // eigenbasis path makes about eigenbasisEvals evaluations of its t×t bordered system,
@@ -421,7 +441,8 @@ func (e *escaper) examine() (relaxed float64) {
 		g[j] = e.mod.v[j] + e.mhScratch[j]
 	}
 
-	var sp *subspace // nil: the identity (no rows held)
+	var sp *subspace // nil: the identity (no rows held), or free coordinates
+	var free []int   // when every held row is a bound: the coordinates left free
 	var Ms *mat.SymDense
 	var vs []float64
 	switch {
@@ -430,6 +451,18 @@ func (e *escaper) examine() (relaxed float64) {
 	case t == d:
 		Ms = mat.NewSymDense(1, nil) // unused: findInside returns p alone
 	default:
+		if free = e.freeCoords(); free != nil {
+			// O is the columns eⱼ of the free coordinates: M′ is M's submatrix.
+			Ms = mat.NewSymDense(len(free), nil)
+			vs = make([]float64, len(free))
+			for a, i := range free {
+				vs[a] = g[i]
+				for b := a; b < len(free); b++ {
+					Ms.SetSym(a, b, e.mod.M.At(i, free[b]))
+				}
+			}
+			break
+		}
 		sp = newSubspace(e.basis, d)
 		Ms = sp.project(e.mod.M)
 		vs = sp.coords(g)
@@ -440,13 +473,20 @@ func (e *escaper) examine() (relaxed float64) {
 	}
 	for _, sc := range cands {
 		X := append([]float64(nil), p...)
-		if len(sc.y) > 0 {
-			oy := sc.y
-			if sp != nil {
-				oy = sp.point(sc.y)
+		switch {
+		case len(sc.y) == 0:
+		case free != nil:
+			for a, i := range free {
+				X[i] += sc.y[a]
 			}
+		case sp != nil:
+			oy := sp.point(sc.y)
 			for j := range X {
 				X[j] += oy[j]
+			}
+		default:
+			for j := range X {
+				X[j] += sc.y[j]
 			}
 		}
 		e.consider(X, sc.q, sc.kase)
