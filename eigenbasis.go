@@ -591,7 +591,23 @@ func (eb *eigenbasis) examineEigen(t int, rs, c0, keep float64) (lower float64, 
 	// λ₁′ ∈ [λ₁, λ₁₊ₜ], λ₂′ ∈ [max(λ₁′, λ₂), λ₂₊ₜ] (interlacing; λ_m′ ≤ λ_d).
 	margin := 4 * eps * s
 	l1, ok := eb.compressedEig(1, eb.lam[0]-margin, eb.lam[min(t, d-1)]+margin, eb.q1)
-	if !ok || math.Abs(l1) <= ebSepTol*s {
+	if !ok {
+		return 0, false
+	}
+	if gzero {
+		// v′ = 0: no roots. The candidates are p (already added; the interior point) and,
+		// when λ₁′ < 0, ±r′q₁′ for any unit q₁′ of λ₁′'s eigenspace (findInside's hard
+		// case; one vector suffices, by its connectivity argument), so neither λ₂′ nor
+		// the separation of λ₁′ from 0 or λ₂′ is needed.
+		if l1 < 0 {
+			for _, sign := range [2]float64{1, -1} {
+				floats.ScaleTo(eb.h, sign*rs, eb.q1)
+				add(eb.h, eb.value(c0, eb.h), CaseHard)
+			}
+		}
+		return lower, true
+	}
+	if math.Abs(l1) <= ebSepTol*s {
 		return 0, false
 	}
 	l2 := math.Inf(1)
@@ -602,17 +618,6 @@ func (eb *eigenbasis) examineEigen(t int, rs, c0, keep float64) (lower float64, 
 		}
 	}
 
-	if gzero { // v′ = 0: no roots; y = 0 inside when M′ ≻ 0, ±r′q₁′ when λ₁′ < 0
-		if l1 > 0 {
-			add(nil, c0, CaseInterior)
-		} else {
-			for _, sign := range [2]float64{1, -1} {
-				floats.ScaleTo(eb.h, sign*rs, eb.q1)
-				add(eb.h, eb.value(c0, eb.h), CaseHard)
-			}
-		}
-		return lower, true
-	}
 	w1 := math.Abs(floats.Dot(eb.q1, eb.gt))
 	if w1 <= ebWeightTol*s*rs {
 		return 0, false
