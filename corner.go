@@ -28,15 +28,15 @@ const (
 )
 
 // AutoCornerDim is the dimension from which MethodAuto takes the corner path when no
-// Hessian oracle is given. The full path costs d+1 gradient calls, O(d²) memory and O(d³)
-// arithmetic per subset, and can certify; the corner path costs about
-// T ≈ (L r²/δ)·ln(√d/ξ)·2 gradient calls per subset, O(d) arithmetic per call, and never
-// certifies. On the 8-row face saddle of the tests (cheap O(d) oracle, two shared cores)
-// the corner path is the faster from d = 200 on (0.6 s against 2.1 s; at d = 1000, 3.2 s
-// against about 7 min for the per-subset-EigenSym full path), but it calls the oracle
-// about 1000 times as often (198 k against 204 calls). The default therefore keeps the
-// certifying path until d³ per subset dominates, at d = 1000; set Method to choose.
-const AutoCornerDim = 1000
+// Hessian oracle is given. The full path costs d+1 gradient calls, one O(d³)
+// eigendecomposition and about 60·d² bytes, and can certify; the corner path costs about
+// T ≈ (L r²/δ)·ln(√d/ξ)·2 gradient calls per subset and O(d·k) memory, and never
+// certifies. On the 8-row face saddle of the tests (BenchmarkFullEscape_d1000_k8,
+// BenchmarkCornerEscape_d1000_k8; cheap O(d) oracle, two shared cores) the full path
+// takes 1.5 s, 1004 gradient calls and 59 MB at d = 1000, the corner path 3.3 s, 212 129
+// calls and 4.4 MB: the full path is the better one until its d² memory and d³
+// eigendecomposition (≈ 35 s at d = 3000 in pure Go) dominate.
+const AutoCornerDim = 3000
 
 var methodNames = [...]string{"auto", "full", "corner"}
 

@@ -434,23 +434,6 @@ func TestMethodSettings(t *testing.T) {
 			t.Errorf("%+v: err %v, want ErrBadSettings", s, err)
 		}
 	}
-	d := houdini.AutoCornerDim
-	p.Hess = func(h *mat.SymDense, x []float64) {
-		for i := 0; i < d; i++ {
-			h.SetSym(i, i, 1)
-		}
-	}
-	o, err := houdini.New(p, nil, houdini.Settings{Delta: 1, Radius: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := o.Escape(context.Background(), make([]float64, d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Method != houdini.MethodFull || !res.Certified {
-		t.Errorf("with Hess at d=%d: method %v certified %v, want full, certified", d, res.Method, res.Certified)
-	}
 	for m, want := range map[houdini.Method]string{houdini.MethodAuto: "auto", houdini.MethodFull: "full",
 		houdini.MethodCorner: "corner", houdini.Method(9): "Method(?)"} {
 		if m.String() != want {
