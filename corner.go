@@ -74,9 +74,9 @@ const (
 	// a factor 1 − ε of λmin on the face, leaving the δ/2 test a margin (the lemma's
 	// promise is −(1 − ε)δ against the test's −δ/2).
 	cornerEps = 0.25
-	// cornerXi is the failure probability ξ of one FindInsideCorner, in the log factor
-	// of T = (L r′²/(2εδ))·ln(√m/ξ).
-	cornerXi = 1e-3
+	// cornerGradTol: the corner path certifies only when ‖∇f(x)‖·r ≤ cornerGradTol·δ,
+	// i.e. ∇f(x) = 0 up to rounding (thm:copositive_case assumes a zero gradient).
+	cornerGradTol = 1e-9
 	// ctxEveryIter: the context is polled every ctxEveryIter power steps.
 	ctxEveryIter = 256
 )
@@ -135,9 +135,15 @@ func (o *Optimizer) lipschitz(x, g0 []float64, ev *evaluator, rng *rand.Rand) (f
 //   - Non-quadratic f: the iteration is the power method on gradient differences at
 //     scale r′, and every move is still checked on f.
 //
-// So a move it returns is always genuine (feasible, measured decrease > δ/2), but a failure
-// to find one is no certificate: even under the theorem's conditions it holds only with
-// probability 1 − ξ, with an estimated L. EscapeResult.Certified is therefore always false.
+// So a move it returns is always genuine (feasible, measured decrease > δ/2). A failure to
+// find one certifies x (EscapeResult.Certified, Confidence = 1 − ξ, ξ = CornerFailProb)
+// only when the theorem's conditions that can be checked hold: the walk was complete,
+// every row within r passes through x, ∇f(x) = 0 (cornerGradTol), L is the user's bound
+// Settings.L (an estimate could be low) and T is the theorem's (CornerIters unset). The
+// theorem needs FindInsideCorner to succeed on one subset only — a maximal one holding a
+// decrease of δ — so ξ per subset is ξ overall. That f is quadratic on B(x, r) (or within
+// the model error of def:sosp's radius) is the caller's assumption, as for the full path's
+// model.
 //
 // Cost: 1 + lipIters gradient calls (none for L when Settings.L is set), then per examined
 // subset of t rows at most T + 3 gradient calls with
@@ -186,6 +192,10 @@ func (o *Optimizer) cornerEscape(ctx context.Context, x []float64, ev *evaluator
 		Method:   MethodCorner,
 		L:        L,
 		Iters:    w.iters,
+	}
+	if !w.found && res.Complete && o.cornerCertifiable(e, g0) {
+		res.Certified = true
+		res.Confidence = 1 - o.s.CornerFailProb
 	}
 	if w.found {
 		res.Found = true
@@ -331,12 +341,27 @@ func (w *cornerWalk) visit() {
 	}
 }
 
+// cornerCertifiable reports whether the checkable conditions of thm:copositive_case hold
+// at e.x: Settings.L given, CornerIters unset, ∇f(x) = g0 = 0 up to cornerGradTol, and
+// every row within r active at x (x is a corner of S ∩ B(x, r)).
+func (o *Optimizer) cornerCertifiable(e *escaper, g0 []float64) bool {
+	if o.s.L == 0 || o.s.CornerIters != 0 || norm(g0)*o.r > cornerGradTol*o.s.Delta {
+		return false
+	}
+	for _, i := range e.close {
+		if e.c.slack(i, e.x) > e.c.tol(i, o.s.FeasTol) {
+			return false
+		}
+	}
+	return true
+}
+
 // steps returns T of alg:eigenvector for a face of dimension m and radius r′.
 func (w *cornerWalk) steps(rs float64, m int) int {
 	if w.o.s.CornerIters > 0 {
 		return w.o.s.CornerIters
 	}
-	T := w.L * rs * rs / (2 * cornerEps * w.o.s.Delta) * math.Log(math.Sqrt(float64(m))/cornerXi)
+	T := w.L * rs * rs / (2 * cornerEps * w.o.s.Delta) * math.Log(math.Sqrt(float64(m))/w.o.s.CornerFailProb)
 	return int(math.Min(math.Ceil(T), math.MaxInt32))
 }
 

@@ -102,8 +102,10 @@ func orthant(t testing.TB, d int) *houdini.Constraints {
 }
 
 // TestCornerCopositivity checks HoudiniCorner at the corner 0 of the orthant against the
-// exact copositivity test orthantMinRayleigh: copositive matrices are never escaped nor
-// certified, and every non-copositive one, with δ = |μ*|r²/4 so that 0 is a (δ, r)-QCSP
+// exact copositivity test orthantMinRayleigh: copositive matrices are never escaped, and
+// are certified (with confidence 1 − CornerFailProb) exactly when the run is given a
+// bound L ≥ λmax(M) — here the Frobenius norm, computed in the test — and every
+// non-copositive one, with δ = |μ*|r²/4 so that 0 is a (δ, r)-QCSP
 // (min f = μ*r²/2 = −2δ), is escaped to a feasible point with f < −δ/2.
 func TestCornerCopositivity(t *testing.T) {
 	ctx := context.Background()
@@ -148,6 +150,16 @@ func TestCornerCopositivity(t *testing.T) {
 		}
 		q := &cornerQuad{M: in.M}
 		s := houdini.Settings{Delta: delta, Radius: r, Method: houdini.MethodCorner, Seed: uint64(n)}
+		withL := n%2 == 1 || in.name == "horn"
+		if withL {
+			frob := 0.0
+			for i := 0; i < d; i++ {
+				for j := 0; j < d; j++ {
+					frob += in.M.At(i, j) * in.M.At(i, j)
+				}
+			}
+			s.L = math.Sqrt(frob)
+		}
 		o, err := houdini.New(q.problem(n%2 == 0), orthant(t, d), s)
 		if err != nil {
 			t.Fatal(err)
@@ -157,8 +169,12 @@ func TestCornerCopositivity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Method != houdini.MethodCorner || res.Certified {
-			t.Fatalf("inst %d: method %v certified %v", n, res.Method, res.Certified)
+		if res.Method != houdini.MethodCorner || res.Certified != (copositive && withL) {
+			t.Fatalf("inst %d (copositive %v, L given %v): method %v certified %v",
+				n, copositive, withL, res.Method, res.Certified)
+		}
+		if res.Certified && res.Confidence != 1-1e-3 {
+			t.Fatalf("inst %d: confidence %v, want 1 − ξ", n, res.Confidence)
 		}
 		if copositive {
 			nCop++
@@ -486,3 +502,44 @@ func BenchmarkFullEscape_d200_k8(b *testing.B) { benchFaceSaddle(b, 200, houdini
 // BenchmarkFullEscape_d1000_k8 is the full path at d = 1000: 1001 gradient calls for the
 // model, one eigendecomposition, then the subsets in M's eigenbasis.
 func BenchmarkFullEscape_d1000_k8(b *testing.B) { benchFaceSaddle(b, 1000, houdini.MethodFull) }
+
+// TestCornerCertifiesOnlyAtCorners: the corner path's certificate needs every row within
+// r to pass through x and ∇f(x) = 0 (thm:copositive_case). For the copositive Horn
+// matrix with L given, it certifies at the corner 0, but not at a point of the orthant
+// with a row within r that misses it, nor where the gradient is nonzero, nor with T
+// overridden; and it never escapes.
+func TestCornerCertifiesOnlyAtCorners(t *testing.T) {
+	q := &cornerQuad{M: hornMatrix()}
+	base := houdini.Settings{Delta: 0.05, Radius: 1, Method: houdini.MethodCorner, L: 5, Seed: 1}
+	corner := make([]float64, 5)
+	near := []float64{0.5, 0, 0, 0, 0} // row x₀ ≥ 0 at distance 0.5 < r
+	pushed := []float64{0, 0, 3, 3, 3} // rows for coordinates 2..4 far; ∇f ≠ 0 there
+	iters := base
+	iters.CornerIters = 50
+	for _, c := range []struct {
+		name string
+		x    []float64
+		s    houdini.Settings
+		want bool
+	}{
+		{"corner", corner, base, true},
+		{"row within r missing x", near, base, false},
+		{"nonzero gradient", pushed, base, false},
+		{"T overridden", corner, iters, false},
+	} {
+		o, err := houdini.New(q.problem(true), orthant(t, 5), c.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := o.Escape(context.Background(), c.x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Found && q.value(res.X) >= q.value(c.x)-c.s.Delta/2 {
+			t.Errorf("%s: a move that does not lower f by δ/2", c.name)
+		}
+		if res.Certified != c.want {
+			t.Errorf("%s: certified %v, want %v (found %v)", c.name, res.Certified, c.want, res.Found)
+		}
+	}
+}

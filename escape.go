@@ -179,6 +179,9 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 		}
 	}
 	res.Certified = res.Complete && e.qmin > -o.s.Delta/2
+	if res.Certified {
+		res.Confidence = 1
+	}
 	return res, nil
 }
 

@@ -157,9 +157,10 @@ type Settings struct {
 	MaxGradEvals int
 
 	// Method selects the escape: MethodFull (HoudiniEscape, a d×d model, can certify),
-	// MethodCorner (HoudiniCorner, alg:matrix_copositivity: gradients only, O(d·k) memory,
-	// never certifies; Minimize then ends with StatusCornerNoMove instead of
-	// StatusCertified), or MethodAuto, which takes the corner path when Problem.Hess is nil
+	// MethodCorner (HoudiniCorner, alg:matrix_copositivity: gradients only, O(d·k) memory;
+	// it certifies only with probability 1 − CornerFailProb and only under the checked
+	// conditions of thm:copositive_case, see cornerEscape; otherwise Minimize ends with
+	// StatusCornerNoMove instead of StatusCertified), or MethodAuto, which takes the corner path when Problem.Hess is nil
 	// and d ≥ AutoCornerDim. Default MethodAuto.
 	Method Method
 
@@ -170,9 +171,15 @@ type Settings struct {
 	L float64
 
 	// CornerIters overrides T of alg:eigenvector, the power steps per subset of
-	// MethodCorner. Default 0: T = ⌈(L r′²/(2εδ))·ln(√m/ξ)⌉ with ε = 1/4, ξ = 10⁻³, m the
-	// face's dimension and r′ its radius (lem:approx_eigenvector).
+	// MethodCorner; a corner escape with it set never certifies. Default 0:
+	// T = ⌈(L r′²/(2εδ))·ln(√m/ξ)⌉ with ε = 1/4, ξ = CornerFailProb, m the face's dimension
+	// and r′ its radius (lem:approx_eigenvector).
 	CornerIters int
+
+	// CornerFailProb is ξ of thm:copositive_case: the probability that MethodCorner misses
+	// the escape of a (δ, r)-QCSP, and so the probability that its certificate is wrong
+	// (EscapeResult.Confidence = 1 − ξ). Must be in [0, 1). Default 1e-3.
+	CornerFailProb float64
 
 	// Seed seeds the PCG generator of the perturbations ζ, γ. Any value, 0 included.
 	Seed uint64
@@ -213,7 +220,7 @@ type Status int
 // Statuses of Minimize. Every status but StatusCertified is early: X is feasible and no
 // worse than x0, but carries no certificate.
 const (
-	StatusCertified     Status = iota // X is a δ-SOSP of the model: every subset was examined
+	StatusCertified     Status = iota // X is a δ-SOSP: every subset was examined (see Result.Confidence)
 	StatusSubsetLimit                 // an escape hit MaxSubsets without finding a move
 	StatusEscapeLimit                 // MaxEscapes escapes were made
 	StatusEvalLimit                   // MaxGradEvals gradient evaluations were spent
@@ -251,8 +258,13 @@ type EscapeResult struct {
 	// the model admits over S ∩ B(x, r) among the examined subsets (≤ δ/2 when Certified).
 	ModelDecrease float64
 	// Certified reports that every relevant subset was examined and the model admits no
-	// decrease of δ/2 over S ∩ B(x, r): x is a δ-SOSP of the model.
+	// decrease of δ/2 over S ∩ B(x, r): x is a δ-SOSP of the model. For MethodCorner it
+	// reports that thm:copositive_case's checked conditions hold and no subset yielded a
+	// move, so x is a δ-SOSP of the quadratic f with probability Confidence.
 	Certified bool
+	// Confidence is the probability that a certificate holds: 1 for MethodFull,
+	// 1 − CornerFailProb for MethodCorner; 0 when not Certified.
+	Confidence float64
 	// Case is the FindInside case that produced X.
 	Case Case
 	// Subset lists the rows of A held as equalities for X, in increasing order.
@@ -321,6 +333,9 @@ type Result struct {
 	Delta, Radius float64
 	// MaxViolation is the largest scaled violation max(0, âᵢ·X − b̂ᵢ) over the rows.
 	MaxViolation float64
+	// Confidence is the certificate's: 1 for the full path, 1 − CornerFailProb for the
+	// corner path, 0 without a certificate.
+	Confidence float64
 	// Sigma is the σ the run used for a stochastic oracle: Settings.Sigma, or the
 	// estimate pooled over the run's oracle calls when that is 0. It is 0 for an exact
 	// oracle.
@@ -407,6 +422,8 @@ func (s Settings) withDefaults() (Settings, float64, error) {
 		return bad("L", "must be nonnegative and finite")
 	case s.CornerIters < 0:
 		return bad("CornerIters", "must be nonnegative")
+	case s.CornerFailProb < 0 || !(s.CornerFailProb < 1):
+		return bad("CornerFailProb", "must be in [0, 1)")
 	}
 	r := s.Radius
 	if r == 0 {
@@ -414,6 +431,9 @@ func (s Settings) withDefaults() (Settings, float64, error) {
 		if !(r > 0) || math.IsInf(r, 1) {
 			return bad("Rho", "(Delta/Rho)^(1/3) is not a positive finite radius")
 		}
+	}
+	if s.CornerFailProb == 0 {
+		s.CornerFailProb = defaultCornerFailProb
 	}
 	if s.FeasTol == 0 {
 		s.FeasTol = defaultFeasTol
@@ -429,9 +449,10 @@ func (s Settings) withDefaults() (Settings, float64, error) {
 }
 
 const (
-	defaultFeasTol    = 1e-9
-	defaultMaxSubsets = 4096
-	defaultMaxEscapes = 10000
+	defaultFeasTol        = 1e-9
+	defaultCornerFailProb = 1e-3
+	defaultMaxSubsets     = 4096
+	defaultMaxEscapes     = 10000
 )
 
 // Radius returns the r of the optimizer's escapes and certificates.

@@ -77,6 +77,7 @@ loop:
 			status = StatusCallback
 			if e.Certified {
 				status = StatusCertified
+				res.Confidence = e.Confidence
 			}
 			break loop
 		}
@@ -85,6 +86,7 @@ loop:
 			continue
 		case e.Certified:
 			status = StatusCertified
+			res.Confidence = e.Confidence
 		case e.Canceled:
 			status = StatusCanceled
 		case !e.Complete:
