@@ -8,6 +8,7 @@ type SettingsError struct {
 	Reason string
 }
 
+// Error names the field and why it is invalid.
 func (e *SettingsError) Error() string {
 	return fmt.Sprintf("houdini: invalid settings: %s %s", e.Field, e.Reason)
 }
@@ -21,6 +22,7 @@ type DimensionError struct {
 	Got, Want int
 }
 
+// Error names the input and both lengths.
 func (e *DimensionError) Error() string {
 	return fmt.Sprintf("houdini: dimension mismatch: %s has length %d, want %d", e.What, e.Got, e.Want)
 }
@@ -35,6 +37,7 @@ type NonFiniteError struct {
 	X     []float64 // for an oracle, the point it was called at; else nil
 }
 
+// Error names the input or oracle and the entry.
 func (e *NonFiniteError) Error() string {
 	if e.X != nil {
 		return fmt.Sprintf("houdini: non-finite value: %s returned a NaN or Inf (entry %d) at a point of norm %g",
@@ -51,6 +54,7 @@ type RowError struct {
 	Row int
 }
 
+// Error names the zero row.
 func (e *RowError) Error() string {
 	return fmt.Sprintf("houdini: zero constraint row: row %d of A is zero", e.Row)
 }
@@ -67,6 +71,7 @@ type InfeasibleError struct {
 	Violation float64
 }
 
+// Error names the worst row and its violation.
 func (e *InfeasibleError) Error() string {
 	return fmt.Sprintf("houdini: point is infeasible: row %d is violated by %g", e.Row, e.Violation)
 }
