@@ -13,7 +13,14 @@
 // minimizer candidates: the interior stationary point, every KKT point on the ball's
 // boundary (roots of a secular equation) and the hard case of the trust-region subproblem.
 // It returns a feasible point that lowers f by more than δ/3, or certifies x as a δ-SOSP of
-// the model. Minimize repeats Escape until a certificate or a budget.
+// the model. Minimize repeats Escape until a certificate or a budget; between escapes
+// it runs a first-order descent phase (gradient projection on the active rows) unless
+// Settings.EscapesOnly asks for the paper's pure escape loop.
+//
+// Each escape costs about one eigendecomposition of M: the subsets are examined in M's
+// eigenbasis through small bordered systems (eigenbasis.go, Golub 1973), only two
+// multipliers per subset can matter (Martínez 1994), and provable pruning rules skip
+// most subsets (escape.go).
 //
 // The exhaustive search over constraint subsets is exponential in the number of rows
 // within r of x (deciding copositivity is NP-hard, rem:copositivity); Settings.MaxSubsets
