@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/houdini-opt/houdini"
@@ -178,5 +179,46 @@ func sameResult(t *testing.T, what string, a, b *houdini.Result) {
 	sa.Runtime, sb.Runtime = 0, 0
 	if sa != sb {
 		t.Errorf("%s: Stats %+v vs %+v", what, sa, sb)
+	}
+}
+
+// TestGOMAXPROCSInvariant: gonum's BLAS splits large products across goroutines; the
+// result must not depend on how many run. Minimize on a G(300, 0.05) max-cut relaxation
+// (fast mode to a certificate, and 30 escapes of the paper's loop) gives bit-identical
+// Results at GOMAXPROCS 1 and 2.
+func TestGOMAXPROCSInvariant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two max-cut runs at d = 300")
+	}
+	const n = 300
+	A := randomGraph(n, 0.05, 11)
+	p := houdini.Problem{
+		Func: func(x []float64) float64 { v := mat.NewVecDense(n, x); return 0.5 * mat.Inner(v, A, v) },
+		Grad: func(g, x []float64) { mat.NewVecDense(n, g).MulVec(A, mat.NewVecDense(n, x)) },
+		Hess: func(h *mat.SymDense, x []float64) { h.CopySym(A) },
+	}
+	lo, hi := make([]float64, n), make([]float64, n)
+	for i := range lo {
+		lo[i], hi[i] = -1, 1
+	}
+	box, err := houdini.NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, s := range []houdini.Settings{
+		{Delta: 1e-2, Radius: 0.1},
+		{Delta: 1e-2, Radius: 0.1, EscapesOnly: true, MaxEscapes: 30, Noise: 0.1, Seed: 3},
+	} {
+		var res [2]*houdini.Result
+		for k, procs := range []int{1, 2} {
+			runtime.GOMAXPROCS(procs)
+			r, err := houdini.Minimize(context.Background(), p, box, make([]float64, n), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res[k] = r
+		}
+		sameResult(t, fmt.Sprintf("GOMAXPROCS 1 vs 2, EscapesOnly %v", s.EscapesOnly), res[0], res[1])
 	}
 }
