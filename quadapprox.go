@@ -59,27 +59,9 @@ func (o *Optimizer) buildModel(x []float64, ev *evaluator, rng *rand.Rand) (*qua
 			return nil, err
 		}
 	} else {
-		// Columns (∇f(x + θeᵢ) − ∇f(x))/θ, symmetrized: H is symmetric, and averaging
-		// the two estimates of each entry halves the antisymmetric rounding error.
 		theta := o.hessStep(x)
-		H := mat.NewDense(d, d, nil)
-		xi := append([]float64(nil), x...)
-		gi := make([]float64, d)
-		for i := 0; i < d; i++ {
-			xi[i] = x[i] + theta
-			step := xi[i] - x[i] // the step actually taken, exact in floating point
-			if err := ev.grad(gi, xi); err != nil {
-				return nil, err
-			}
-			xi[i] = x[i]
-			for j := 0; j < d; j++ {
-				H.Set(j, i, (gi[j]-g[j])/step)
-			}
-		}
-		for i := 0; i < d; i++ {
-			for j := i; j < d; j++ {
-				M.SetSym(i, j, 0.5*(H.At(i, j)+H.At(j, i)))
-			}
+		if err := fdHessian(M, x, g, theta, ev.grad); err != nil {
+			return nil, err
 		}
 	}
 	v := append([]float64(nil), g...)
@@ -140,24 +122,8 @@ func (o *Optimizer) buildStochasticModel(x []float64, ev *evaluator, rng *rand.R
 		if err := ev.vrsg(g, x, tolH); err != nil {
 			return nil, err
 		}
-		H := mat.NewDense(d, d, nil)
-		xi := append([]float64(nil), x...)
-		gi := make([]float64, d)
-		for i := 0; i < d; i++ {
-			xi[i] = x[i] + theta
-			step := xi[i] - x[i]
-			if err := ev.vrsg(gi, xi, tolH); err != nil {
-				return nil, err
-			}
-			xi[i] = x[i]
-			for j := 0; j < d; j++ {
-				H.Set(j, i, (gi[j]-g[j])/step)
-			}
-		}
-		for i := 0; i < d; i++ {
-			for j := i; j < d; j++ {
-				M.SetSym(i, j, 0.5*(H.At(i, j)+H.At(j, i)))
-			}
+		if err := fdHessian(M, x, g, theta, func(gi, xi []float64) error { return ev.vrsg(gi, xi, tolH) }); err != nil {
+			return nil, err
 		}
 		if tolH > tolV {
 			if err := ev.vrsg(g, x, tolV); err != nil {
@@ -168,4 +134,32 @@ func (o *Optimizer) buildStochasticModel(x []float64, ev *evaluator, rng *rand.R
 	v := append([]float64(nil), g...)
 	o.perturb(v, M, rng)
 	return &quadModel{x: x, g: g, v: v, M: M}, nil
+}
+
+// fdHessian writes into M the forward-difference Hessian of line:hessian: columns
+// (g⁽ⁱ⁾ − g)/θ with g⁽ⁱ⁾ = grad(x + θeᵢ) and g the gradient at x, symmetrized — H is
+// symmetric, and averaging the two estimates of each entry halves the antisymmetric
+// error. The step taken is the floating-point (x + θ) − x, exact, not θ.
+func fdHessian(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []float64) error) error {
+	d := len(x)
+	H := mat.NewDense(d, d, nil)
+	xi := append([]float64(nil), x...)
+	gi := make([]float64, d)
+	for i := 0; i < d; i++ {
+		xi[i] = x[i] + theta
+		step := xi[i] - x[i]
+		if err := grad(gi, xi); err != nil {
+			return err
+		}
+		xi[i] = x[i]
+		for j := 0; j < d; j++ {
+			H.Set(j, i, (gi[j]-g[j])/step)
+		}
+	}
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			M.SetSym(i, j, 0.5*(H.At(i, j)+H.At(j, i)))
+		}
+	}
+	return nil
 }
