@@ -458,46 +458,12 @@ func (eb *eigenbasis) psi(mu float64) (psi, d1, d2 float64, ok bool) {
 // Newton's method on 1/√ψ − 1/r′ safeguarded by bisection (as secular.solve).
 func (eb *eigenbasis) root(a, b, rs float64) (float64, bool) {
 	ir := 1 / rs
-	h := func(mu float64) (float64, float64, bool) {
+	// Start where ψ > r′²: Newton on a concave decreasing function stays on this side.
+	return bracketedNewton(func(mu float64) (float64, float64, bool) {
 		psi, d1, _, ok := eb.psi(mu)
 		sq := math.Sqrt(psi)
 		return 1/sq - ir, -0.5 * d1 / (psi * sq), ok
-	}
-	ha, _, ok := h(a)
-	if !ok {
-		return 0, false
-	}
-	if ha == 0 {
-		return a, true
-	}
-	if ha > 0 {
-		a, b = b, a
-	}
-	mu := a // where ψ > r′²: Newton on a concave decreasing function stays on this side
-	for it := 0; it < ebMaxIter; it++ {
-		hm, dh, ok := h(mu)
-		if !ok {
-			return 0, false
-		}
-		if math.Abs(hm)*rs <= ebRootTol {
-			return mu, true
-		}
-		if hm < 0 {
-			a = mu
-		} else {
-			b = mu
-		}
-		next := mu - hm/dh
-		lo, hi := math.Min(a, b), math.Max(a, b)
-		if !(next > lo && next < hi) {
-			next = 0.5 * (a + b)
-		}
-		if next == mu || hi-lo <= 2*eps*math.Max(math.Abs(lo), math.Abs(hi)) {
-			return next, true
-		}
-		mu = next
-	}
-	return 0, false
+	}, a, b, true, ebRootTol/rs, ebMaxIter)
 }
 
 // examineEigen is FindInside for the current subset (t held rows, 0 < t < d) computed in

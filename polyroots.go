@@ -178,24 +178,44 @@ func (s *secular) inner(k int, lo, hi float64, roots []secularRoot) []secularRoo
 // changes sign once, by Newton's method on h(τ) = 1/√ψ(τ) − 1/r safeguarded by bisection.
 func (s *secular) solve(p int, a, b float64) float64 {
 	ir := 1 / math.Sqrt(s.r2)
-	h := func(t float64) (float64, float64) {
+	t, _ := bracketedNewton(func(t float64) (float64, float64, bool) {
 		psi, d1, _ := s.eval(p, t)
 		sq := math.Sqrt(psi)
-		return 1/sq - ir, -0.5 * d1 / (psi * sq)
+		return 1/sq - ir, -0.5 * d1 / (psi * sq), true
+	}, a, b, false, 0, secularMaxIter)
+	return t
+}
+
+// bracketedNewton returns a zero of h in [a, b], where h changes sign once, by Newton's
+// method safeguarded by bisection: a step leaving the current bracket is replaced by its
+// midpoint. It starts at the end where h < 0 when fromNeg (for a concave decreasing h,
+// Newton from there never overshoots) and at the midpoint otherwise, and stops when
+// |h| ≤ tol, when a step stalls, or when the bracket is down to a few ulps; converged is
+// false when h reports failure or maxIter steps did not suffice (t is then the last
+// iterate).
+func bracketedNewton(h func(t float64) (val, deriv float64, ok bool), a, b float64, fromNeg bool, tol float64, maxIter int) (t float64, converged bool) {
+	ha, _, ok := h(a)
+	if !ok {
+		return a, false
 	}
-	ha, _ := h(a)
 	if ha == 0 {
-		return a
+		return a, true
 	}
-	// h < 0 where ψ > r². Orient the bracket so that h(a) < 0 < h(b).
+	// Orient the bracket so that h(a) < 0 < h(b).
 	if ha > 0 {
 		a, b = b, a
 	}
-	t := 0.5 * (a + b)
-	for it := 0; it < secularMaxIter; it++ {
-		ht, dh := h(t)
-		if ht == 0 {
-			return t
+	t = 0.5 * (a + b)
+	if fromNeg {
+		t = a
+	}
+	for it := 0; it < maxIter; it++ {
+		ht, dh, ok := h(t)
+		if !ok {
+			return t, false
+		}
+		if math.Abs(ht) <= tol {
+			return t, true
 		}
 		if ht < 0 {
 			a = t
@@ -208,9 +228,9 @@ func (s *secular) solve(p int, a, b float64) float64 {
 			next = 0.5 * (a + b)
 		}
 		if next == t || hi-lo <= 2*eps*math.Max(math.Abs(lo), math.Abs(hi)) {
-			return next
+			return next, true
 		}
 		t = next
 	}
-	return t
+	return t, false
 }
