@@ -18,17 +18,20 @@ type Constraints struct {
 	// orientation): holding one as an equality holds the other, so the subset walk
 	// skips i. Otherwise twin[i] = -1.
 	twin []int
-	// slack[i] > 0 when a parallel row of the same orientation is tighter: row i can
-	// never be active on S, so the subset walk skips it.
-	loose []bool
+	// loose[i] = j ≥ 0 when row j is parallel to row i, of the same orientation and with a
+	// smaller offset: row i never binds while row j holds, so the subset walk may skip it
+	// (selectRows checks that on the ball). Otherwise -1.
+	loose []int
 	// coord[i] = j when row i is ±eⱼ (a bound on coordinate j), else -1: the descent
 	// phase fixes such rows by masking instead of Gram–Schmidt.
 	coord []int
 }
 
-// parallelTol decides that two unit rows are parallel (|âᵢ·âⱼ| ≥ 1 − parallelTol) and
-// offsetTol that their offsets agree; both are far above rounding of unit vectors and far
-// below any geometry a user means.
+// parallelTol decides that two unit rows are parallel, ‖âᵢ ∓ âⱼ‖ ≤ parallelTol (a test
+// linear in their angle, unlike 1 − |cos|, which is quadratic and would call rows 1e-6
+// rad apart parallel), and offsetTol that their offsets agree; both are far above the
+// rounding of normalized duplicates and far below any geometry a user means. Rows found
+// parallel are still only skipped where escaper.selectRows proves it safe on the ball.
 const (
 	parallelTol = 1e-12
 	offsetTol   = 1e-12
@@ -181,10 +184,11 @@ func (c *Constraints) infeasibility(x []float64, feasTol float64) *InfeasibleErr
 // O(k²) for rows that differ in their first nonzero coordinate.
 func (c *Constraints) findTwins() {
 	c.twin = make([]int, c.k)
-	c.loose = make([]bool, c.k)
+	c.loose = make([]int, c.k)
 	c.coord = make([]int, c.k)
 	for i := range c.twin {
 		c.twin[i] = -1
+		c.loose[i] = -1
 		c.coord[i] = -1
 		nz := 0
 		for j, v := range c.row(i) {
@@ -202,24 +206,24 @@ func (c *Constraints) findTwins() {
 			if c.twin[j] >= 0 {
 				continue
 			}
-			cos := dot(c.row(i), c.row(j))
-			if math.Abs(cos) < 1-parallelTol {
-				continue
+			sign := 1.0 // same orientation
+			if dist(c.row(i), c.row(j)) > parallelTol {
+				sign = -1
+				if sumNorm(c.row(i), c.row(j)) > parallelTol {
+					continue
+				}
 			}
-			bi, bj := c.b[i], c.b[j]
-			if cos < 0 {
-				bi = -bi // compare −âᵢ·x = −b̂ᵢ with âⱼ·x = b̂ⱼ
-			}
+			bi, bj := sign*c.b[i], c.b[j] // compare ±âᵢ·x = ±b̂ᵢ with âⱼ·x = b̂ⱼ
 			if math.Abs(bi-bj) <= offsetTol*math.Max(1, math.Abs(bj)) {
 				c.twin[i] = j
 				break
 			}
-			if cos > 0 {
+			if sign > 0 {
 				// Same orientation, different offsets: the larger offset never binds.
 				if bi > bj {
-					c.loose[i] = true
+					c.loose[i] = j
 				} else {
-					c.loose[j] = true
+					c.loose[j] = i
 				}
 			}
 		}
@@ -234,7 +238,7 @@ func (c *Constraints) findTwins() {
 func (c *Constraints) empty() bool {
 	var rows []int
 	for i := 0; i < c.k; i++ {
-		if c.loose[i] || (c.twin[i] >= 0 && dot(c.row(i), c.row(c.twin[i])) > 0) {
+		if c.loose[i] >= 0 || (c.twin[i] >= 0 && dot(c.row(i), c.row(c.twin[i])) > 0) {
 			continue
 		}
 		rows = append(rows, i)
@@ -246,4 +250,14 @@ func (c *Constraints) empty() bool {
 		b[ii] = c.b[i] + c.tol(i, defaultFeasTol)
 	}
 	return phaseOne(A, b) == lpInfeasible
+}
+
+// sumNorm returns ‖x + y‖₂.
+func sumNorm(x, y []float64) float64 {
+	s := 0.0
+	for i := range x {
+		v := x[i] + y[i]
+		s += v * v
+	}
+	return math.Sqrt(s)
 }

@@ -2,6 +2,7 @@ package houdini
 
 import (
 	"context"
+	"errors"
 	"math"
 )
 
@@ -100,6 +101,13 @@ func (o *Optimizer) descend(ctx context.Context, x []float64, ev *evaluator, st 
 			}
 			start := decreaseBase{x: x, f: base.f}
 			dec, err = ev.decrease(start, xn)
+			var nf *NonFiniteError
+			if errors.As(err, &nf) {
+				// f overflows at the trial point (the ratio test may reach a far wall):
+				// a rejected step, not a failed run.
+				alpha /= 2
+				continue
+			}
 			if err != nil {
 				return nil, 0, err
 			}

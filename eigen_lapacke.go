@@ -24,7 +24,7 @@ import (
 
 // symEigen factorizes the symmetric a = QΛQᵀ with LAPACK's dsyevd. It returns Λ in
 // ascending order and writes Q's columns into vecs; ok is false when dsyevd reports
-// failure.
+// failure or a NaN or Inf.
 func symEigen(a *mat.SymDense, vecs *mat.Dense) (vals []float64, ok bool) {
 	n := a.SymmetricDim()
 	data := make([]float64, n*n)
@@ -41,7 +41,7 @@ func symEigen(a *mat.SymDense, vecs *mat.Dense) (vals []float64, ok bool) {
 	}
 	info := C.LAPACKE_dsyevd(C.LAPACK_ROW_MAJOR, 'V', 'U', C.lapack_int(n),
 		(*C.double)(unsafe.Pointer(&data[0])), C.lapack_int(n), (*C.double)(unsafe.Pointer(&vals[0])))
-	if info != 0 {
+	if info != 0 || allFinite(vals) >= 0 {
 		return nil, false
 	}
 	// Row-major output: the eigenvectors are the columns of data.
@@ -51,6 +51,3 @@ func symEigen(a *mat.SymDense, vecs *mat.Dense) (vals []float64, ok bool) {
 	vecs.Copy(mat.NewDense(n, n, data))
 	return vals, true
 }
-
-// eigenBackend names the eigensolver this build uses.
-const eigenBackend = "LAPACKE dsyevd (cgo)"

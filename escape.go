@@ -22,6 +22,9 @@ const (
 	// those rows' hyperplanes (with the subset's); a larger violation is a candidate
 	// outside S′ and is dropped.
 	repairTol = 1e-7
+	// orthoTol: in holdForcedRows, aₗᵀaᵢ ≤ orthoTol counts as nonpositive, absorbing the
+	// rounding of rows meant orthogonal (a rotated box).
+	orthoTol = 1e-12
 	// maxVerify candidates with the lowest model values are checked on f.
 	maxVerify = 4
 	// ctxEvery: the context is polled every ctxEvery subsets.
@@ -47,7 +50,7 @@ func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, err
 	if err := o.checkPoint(x, "x"); err != nil {
 		return nil, err
 	}
-	return o.escape(ctx, x, ev, o.rng)
+	return o.escape(ctx, x, ev, newRand(o.s.Seed))
 }
 
 // checkPoint validates a point the user passes in.
@@ -147,14 +150,15 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 	e.walk(0)
 
 	res = &EscapeResult{
-		X:         x,
-		Examined:  e.examined,
-		Pruned:    e.pruned,
-		Complete:  !e.stopped && !e.eigFailed,
-		Canceled:  e.canceled,
-		Radius:    o.r,
-		Method:    MethodFull,
-		Fallbacks: e.fallbacks,
+		X:                x,
+		Examined:         e.examined,
+		Pruned:           e.pruned,
+		Complete:         !e.stopped && !e.eigFailed,
+		Canceled:         e.canceled,
+		NumericalFailure: e.eigFailed,
+		Radius:           o.r,
+		Method:           MethodFull,
+		Fallbacks:        e.fallbacks,
 	}
 	res.ModelDecrease = math.Max(0, -e.qmin)
 	if len(e.best) > 0 {
@@ -188,20 +192,45 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 // selectRows lists the rows whose hyperplanes come within r of x. Rows farther away are
 // strictly satisfied on all of B(x, r), so no subset containing them has an affine set
 // meeting the ball, and no candidate can violate them.
+//
+// A row parallel to an earlier one (Constraints.findTwins) is left out of the subsets
+// only when that is exact on the ball, where ‖z‖ ≤ R = ‖x‖ + r, with Δa = ‖âᵢ ∓ âⱼ‖:
+//   - a twin (same hyperplane up to orientation) when |b̂ᵢ ∓ b̂ⱼ| + Δa·R is within row i's
+//     tolerance: holding row j holds row i on the ball;
+//   - a loose row (same orientation, larger offset) when b̂ᵢ − b̂ⱼ > Δa·R: then
+//     slackᵢ(z) − slackⱼ(z) = (b̂ᵢ − b̂ⱼ) − (âᵢ − âⱼ)·z > 0 on the ball, so row i never
+//     binds while row j holds.
+//
+// Otherwise the two nearly parallel rows may cross inside the ball and both are kept.
 func (e *escaper) selectRows() {
 	c := e.c
 	if c == nil {
 		return
 	}
+	R := norm(e.x) + e.r
 	for i := 0; i < c.k; i++ {
 		s := c.slack(i, e.x)
 		if s > e.r*(1+nearMargin)+c.tol(i, e.o.s.FeasTol) {
 			continue
 		}
 		e.close = append(e.close, i)
-		if c.twin[i] < 0 && !c.loose[i] {
-			e.near = append(e.near, i)
+		if j := c.twin[i]; j >= 0 {
+			sign := 1.0
+			if dot(c.row(i), c.row(j)) < 0 {
+				sign = -1
+			}
+			da := dist(c.row(i), c.row(j))
+			if sign < 0 {
+				da = sumNorm(c.row(i), c.row(j))
+			}
+			if math.Abs(sign*c.b[i]-c.b[j])+da*R <= c.tol(i, e.o.s.FeasTol) {
+				continue
+			}
 		}
+		if j := c.loose[i]; j >= 0 && c.b[i]-c.b[j] > dist(c.row(i), c.row(j))*R {
+			continue
+		}
+		e.near = append(e.near, i)
 	}
 }
 
@@ -251,8 +280,9 @@ func (e *escaper) isForced(i int, Ma []float64) bool {
 		if l == i {
 			continue
 		}
-		cos := dot(c.row(l), a)
-		if cos > parallelTol && cos < 1-parallelTol {
+		// aₗᵀaᵢ ≤ 0 up to orthoTol, or aₗ = aᵢ up to parallelTol: the proof's h′ then
+		// violates row l by at most (orthoTol or parallelTol)·r, far below FeasTol.
+		if dot(c.row(l), a) > orthoTol && dist(c.row(l), a) > parallelTol {
 			return false
 		}
 	}

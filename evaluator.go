@@ -25,6 +25,9 @@ func (ev *evaluator) hess(h *mat.SymDense, x []float64) error {
 	ev.stats.HessEvals++
 	ev.p.Hess(h, x)
 	n := h.SymmetricDim()
+	if n != len(x) {
+		return &DimensionError{What: "the matrix Hess left", Got: n, Want: len(x)}
+	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if v := h.At(i, j); v != v || v-v != 0 { // NaN or ±Inf

@@ -30,11 +30,16 @@
 // Hessian oracle and d ≥ AutoCornerDim) runs HoudiniCorner (alg:matrix_copositivity)
 // instead: the same subset walk, but in each affine set a projected power iteration on
 // gradient differences (FindInsideCorner, alg:eigenvector) replaces the model, so no d×d
-// matrix is formed. It is randomized and never certifies (StatusCornerNoMove).
+// matrix is formed. It is randomized: it certifies only with probability
+// 1 − Settings.CornerFailProb, and only at a corner with zero gradient and a user-given
+// Settings.L (thm:copositive_case); otherwise a search that finds nothing ends with
+// StatusCornerNoMove.
 //
-// Randomness (the paper's perturbations ζ and γ) comes from math/rand/v2 seeded by
-// Settings.Seed, so the same Settings give bit-identical results. An Optimizer is not safe
-// for concurrent use; the oracles are called from one goroutine at a time.
+// Randomness (the paper's perturbations ζ and γ, the corner path's Gaussian starts and
+// its estimate of L) comes from math/rand/v2, seeded by Settings.Seed afresh for every
+// Minimize and every Escape call, so the same Settings and point give bit-identical
+// results. An Optimizer is not safe for concurrent use; the oracles are called from one
+// goroutine at a time.
 package houdini
 
 import (
@@ -76,7 +81,8 @@ type Settings struct {
 	Rho float64
 
 	// Radius is r of def:sosp: moves and certificates concern the ball B(x, r). When 0,
-	// r = (δ/ρ)^(1/3). For a quadratic f (ρ = 0) any finite r is valid.
+	// r = (δ/ρ)^(1/3). For a quadratic f (ρ = 0) any r is valid whose r² and δ/r² are
+	// finite and nonzero (ErrBadSettings otherwise).
 	Radius float64
 
 	// Noise is ξ of alg:escaping_general_full: v gets Gaussian noise of standard
@@ -164,11 +170,12 @@ type Settings struct {
 	MaxGradEvals int
 
 	// Method selects the escape: MethodFull (HoudiniEscape, a d×d model, can certify),
-	// MethodCorner (HoudiniCorner, alg:matrix_copositivity: gradients only, O(d·k) memory;
-	// it certifies only with probability 1 − CornerFailProb and only under the checked
-	// conditions of thm:copositive_case, see cornerEscape; otherwise Minimize ends with
-	// StatusCornerNoMove instead of StatusCertified), or MethodAuto, which takes the corner path when Problem.Hess is nil
-	// and d ≥ AutoCornerDim. Default MethodAuto.
+	// MethodCorner (HoudiniCorner, alg:matrix_copositivity: gradients only, O(d·k)
+	// memory; it certifies only with probability 1 − CornerFailProb and only under the
+	// checked conditions of thm:copositive_case, see cornerEscape; otherwise Minimize
+	// ends with StatusCornerNoMove instead of StatusCertified), or MethodAuto, which
+	// takes the corner path when Problem.Hess is nil and d ≥ AutoCornerDim. Default
+	// MethodAuto.
 	Method Method
 
 	// L is the Lipschitz constant of ∇f (an upper bound on λmax(∇²f) near x), the L of
@@ -227,19 +234,21 @@ type Status int
 // Statuses of Minimize. Every status but StatusCertified is early: X is feasible and no
 // worse than x0, but carries no certificate.
 const (
-	StatusCertified     Status = iota // X is a δ-SOSP: every subset was examined (see Result.Confidence)
-	StatusSubsetLimit                 // an escape hit MaxSubsets without finding a move
-	StatusEscapeLimit                 // MaxEscapes escapes were made
-	StatusEvalLimit                   // MaxGradEvals gradient evaluations were spent
-	StatusCanceled                    // the context was canceled
-	StatusCallback                    // the callback asked to stop
-	StatusModelMismatch               // the model kept promising a decrease f did not deliver, down to r/1024
-	StatusCornerNoMove                // MethodCorner examined every subset and found no move (no certificate: randomized)
+	StatusCertified        Status = iota // X is a δ-SOSP: every subset was examined (see Result.Confidence)
+	StatusSubsetLimit                    // an escape hit MaxSubsets without finding a move
+	StatusEscapeLimit                    // MaxEscapes escapes were made
+	StatusEvalLimit                      // MaxGradEvals gradient evaluations were spent
+	StatusCanceled                       // the context was canceled
+	StatusCallback                       // the callback asked to stop
+	StatusModelMismatch                  // the model kept promising a decrease f did not deliver, down to r/1024
+	StatusNumericalFailure               // an eigendecomposition failed: the walk is incomplete
+	StatusCornerNoMove                   // MethodCorner found no move where it cannot certify
 	numStatuses
 )
 
 var statusNames = [...]string{"certified δ-SOSP", "subset limit", "escape limit",
-	"evaluation limit", "canceled", "stopped by callback", "model mismatch", "corner path found no move"}
+	"evaluation limit", "canceled", "stopped by callback", "model mismatch",
+	"numerical failure", "corner path found no move"}
 
 // String describes the status.
 func (s Status) String() string {
@@ -284,6 +293,9 @@ type EscapeResult struct {
 	Complete bool
 	// Canceled reports that the context cut the walk short.
 	Canceled bool
+	// NumericalFailure reports that an eigendecomposition failed, so a subset went
+	// unexamined: the walk is not Complete and certifies nothing.
+	NumericalFailure bool
 	// Radius is the r of this escape.
 	Radius float64
 	// Method is the escape that ran: MethodFull or MethodCorner (never MethodAuto).
@@ -356,7 +368,6 @@ type Optimizer struct {
 	c   *Constraints
 	s   Settings // with defaults filled
 	r   float64
-	rng *rand.Rand
 	sto *stochastic // state of Escape's stochastic oracle; nil when exact
 
 	// noPrune turns off the two pruning rules of the subset walk (holdForcedRows and the
@@ -378,7 +389,7 @@ func New(p Problem, c *Constraints, s Settings) (*Optimizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &Optimizer{p: p, c: c, s: s, r: r, rng: newRand(s.Seed)}
+	o := &Optimizer{p: p, c: c, s: s, r: r}
 	o.sto = o.newStochastic()
 	return o, nil
 }
@@ -438,6 +449,11 @@ func (s Settings) withDefaults() (Settings, float64, error) {
 		if !(r > 0) || math.IsInf(r, 1) {
 			return bad("Rho", "(Delta/Rho)^(1/3) is not a positive finite radius")
 		}
+	}
+	// r² and δ/r² scale the trust region and the noise: both must be finite and nonzero,
+	// or every candidate is NaN and nothing could be found (nor honestly certified).
+	if r2 := r * r; !(r2 > 0) || math.IsInf(r2, 1) || math.IsInf(s.Delta/r2, 1) || !(s.Delta/r2 > 0) {
+		return bad("Radius", "must keep r² and δ/r² finite and nonzero (about 1e-150 < r < 1e150)")
 	}
 	if s.CornerFailProb == 0 {
 		s.CornerFailProb = defaultCornerFailProb

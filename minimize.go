@@ -89,6 +89,8 @@ loop:
 			res.Confidence = e.Confidence
 		case e.Canceled:
 			status = StatusCanceled
+		case e.NumericalFailure:
+			status = StatusNumericalFailure
 		case !e.Complete:
 			status = StatusSubsetLimit
 		case e.Method == MethodCorner:

@@ -152,7 +152,7 @@ func TestPruningSound(t *testing.T) {
 			prunedSomething++
 		}
 		e := &escaper{o: pruned, c: c, x: in.x0, r: pruned.r}
-		e.mod, _ = pruned.buildModel(in.x0, &evaluator{p: in.problem(), stats: new(Stats)}, pruned.rng)
+		e.mod, _ = pruned.buildModel(in.x0, &evaluator{p: in.problem(), stats: new(Stats)}, newRand(0))
 		e.selectRows()
 		e.ps, e.dist2 = [][]float64{in.x0}, []float64{0}
 		e.holdForcedRows()

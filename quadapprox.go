@@ -15,8 +15,6 @@ import (
 // with H the Hessian (from Problem.Hess or gradient differences), ζ ~ N(0, s²I),
 // s = ξδ/(r√d), and γ ~ U[−ξδ/r², ξδ/r²].
 type quadModel struct {
-	x []float64
-	g []float64 // ∇f(x), unperturbed
 	v []float64
 	M *mat.SymDense
 }
@@ -66,7 +64,7 @@ func (o *Optimizer) buildModel(x []float64, ev *evaluator, rng *rand.Rand) (*qua
 	}
 	v := append([]float64(nil), g...)
 	o.perturb(v, M, rng)
-	return &quadModel{x: x, g: g, v: v, M: M}, nil
+	return finiteModel(&quadModel{v: v, M: M}, x)
 }
 
 // perturb adds the noises of alg:escaping_general_full to the model: ζ ~ N(0, s²I) with
@@ -133,13 +131,15 @@ func (o *Optimizer) buildStochasticModel(x []float64, ev *evaluator, rng *rand.R
 	}
 	v := append([]float64(nil), g...)
 	o.perturb(v, M, rng)
-	return &quadModel{x: x, g: g, v: v, M: M}, nil
+	return finiteModel(&quadModel{v: v, M: M}, x)
 }
 
 // fdHessian writes into M the forward-difference Hessian of line:hessian: columns
 // (g⁽ⁱ⁾ − g)/θ with g⁽ⁱ⁾ = grad(x + θeᵢ) and g the gradient at x, symmetrized — H is
 // symmetric, and averaging the two estimates of each entry halves the antisymmetric
-// error. The step taken is the floating-point (x + θ) − x, exact, not θ.
+// error. The step taken is the floating-point (x + θ) − x, exact, not θ; when θ is below
+// the spacing of floats at xᵢ it is doubled until the step is not 0 (a zero step made the
+// model NaN, and a NaN model admits no candidate, hence a false certificate).
 func fdHessian(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []float64) error) error {
 	d := len(x)
 	H := mat.NewDense(d, d, nil)
@@ -148,6 +148,11 @@ func fdHessian(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []
 	for i := 0; i < d; i++ {
 		xi[i] = x[i] + theta
 		step := xi[i] - x[i]
+		for h := theta; step == 0; { // θ below the spacing of floats at xᵢ
+			h *= 2
+			xi[i] = x[i] + h
+			step = xi[i] - x[i]
+		}
 		if err := grad(gi, xi); err != nil {
 			return err
 		}
@@ -162,4 +167,22 @@ func fdHessian(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []
 		}
 	}
 	return nil
+}
+
+// finiteModel returns m, or a *NonFiniteError when v or M holds a NaN or Inf (finite
+// oracle values can still overflow in the differences): every candidate of a NaN model
+// compares false with the acceptance threshold, so such a model would "certify" anything.
+func finiteModel(m *quadModel, x []float64) (*quadModel, error) {
+	if i := allFinite(m.v); i >= 0 {
+		return nil, &NonFiniteError{What: "model gradient", Index: i, X: append([]float64(nil), x...)}
+	}
+	d := len(m.v)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			if v := m.M.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, &NonFiniteError{What: "model Hessian", Index: i*d + j, X: append([]float64(nil), x...)}
+			}
+		}
+	}
+	return m, nil
 }
