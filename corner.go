@@ -22,7 +22,8 @@ const (
 	MethodFull
 	// MethodCorner is HoudiniCorner (alg:matrix_copositivity): gradients only, a projected
 	// power iteration (FindInsideCorner, alg:eigenvector) in every subset. O(d·k) memory,
-	// O(d·|I|) per step plus one gradient call. Randomized, so it never certifies.
+	// O(d·|I|) per step plus one gradient call. Randomized: it certifies only with
+	// probability 1 − CornerFailProb, under thm:copositive_case's checked conditions.
 	MethodCorner
 	numMethods
 )
@@ -433,7 +434,7 @@ func (w *cornerWalk) try(X []float64, q float64, kase Case) {
 		return
 	}
 	e := w.e
-	X, _, ok := w.e.repair(X, w.viol)
+	X, _, ok := w.e.repair(X, &w.viol)
 	if !ok {
 		return
 	}

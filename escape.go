@@ -297,8 +297,8 @@ func (e *escaper) isForced(i int, Ma []float64) bool {
 // affine set ∩ ball, ignoring the inequalities (findInside's lower), is ≥ min(keep, qmin),
 // keep = −δ/3 and qmin the best feasible candidate so far: a superset's affine set ∩ ball
 // is contained in the current one, so none of its candidates could lower the model below
-// keep or below the best already found. The best candidate, hence the move and the
-// certificate, is the one the full walk finds. A child is pruned with its whole subtree when
+// keep or below the best already found. The best candidate and the certificate are the
+// full walk's; the runners-up tried on f when the best fails there may differ. A child is pruned with its whole subtree when
 //   - the new row is dependent on the held rows: its hyperplane then contains their
 //     affine set 𝒜 (the child's set is 𝒜, already examined, and so is every superset's,
 //     as the same set without this row) or misses it (the child's set is empty);
@@ -569,16 +569,22 @@ func (e *escaper) consider(X []float64, q float64, kase Case) {
 // repair returns X made feasible when it violates the rows within r by at most
 // repairTol·r, and pulled back onto B(x, r) when rounding put it outside by at most
 // ballTol·r; ok is false when X is outside S′ or the ball by more. moved reports a change.
-// X may be modified; scratch, when not nil, is reused for the violated rows.
+// X may be modified; scratch, when not nil, holds the violated rows' buffer, grown and
+// kept across calls.
 //
 // Shrinking toward x is no repair when a violated row passes through x (slack 0 there), so
 // violations are projected away onto the hyperplanes of the held and violated rows. The
 // pull back onto the ball is a convex combination of x and X, which keeps every row that
 // holds at both.
-func (e *escaper) repair(X []float64, scratch []int) (_ []float64, moved, ok bool) {
+func (e *escaper) repair(X []float64, scratch *[]int) (_ []float64, moved, ok bool) {
 	feasTol := e.o.s.FeasTol
+	var buf []int
+	if scratch != nil {
+		buf = *scratch
+		defer func() { *scratch = buf }()
+	}
 	for round := 0; ; round++ {
-		violated := scratch[:0]
+		violated := buf[:0]
 		worst := 0.0
 		for _, i := range e.close {
 			v := -e.c.slack(i, X)
@@ -587,6 +593,7 @@ func (e *escaper) repair(X []float64, scratch []int) (_ []float64, moved, ok boo
 				worst = math.Max(worst, v)
 			}
 		}
+		buf = violated
 		if len(violated) == 0 {
 			break
 		}

@@ -94,7 +94,8 @@ type Settings struct {
 	// FeasTol is the feasibility tolerance: row i holds at x when
 	//	âᵢ·x − b̂ᵢ ≤ FeasTol·max(1, |b̂ᵢ|)
 	// for the row scaled to unit norm (âᵢ = aᵢ/‖aᵢ‖, b̂ᵢ = bᵢ/‖aᵢ‖). x0 must satisfy it
-	// (else ErrInfeasible) and every returned point does. Default 1e-9.
+	// (else ErrInfeasible) and every returned point does; moves and certificates concern S
+	// relaxed by this tolerance. Default 1e-9.
 	FeasTol float64
 
 	// HessStep is θ of alg:escaping_general_full, the finite-difference step of the
@@ -185,7 +186,7 @@ type Settings struct {
 	L float64
 
 	// CornerIters overrides T of alg:eigenvector, the power steps per subset of
-	// MethodCorner; a corner escape with it set never certifies. Default 0:
+	// MethodCorner; a corner escape with it set does not certify. Default 0:
 	// T = ⌈(L r′²/(2εδ))·ln(√m/ξ)⌉ with ε = 1/4, ξ = CornerFailProb, m the face's dimension
 	// and r′ its radius (lem:approx_eigenvector).
 	CornerIters int
@@ -285,8 +286,9 @@ type EscapeResult struct {
 	Case Case
 	// Subset lists the rows of A held as equalities for X, in increasing order.
 	Subset []int
-	// Examined and Pruned count the subsets examined and those skipped with proof
-	// (empty or dependent affine set, or farther than r from x).
+	// Examined and Pruned count the subsets examined and the subtrees of the walk skipped
+	// with proof (a dependent row, an affine set farther than r from x, or a relaxed
+	// bound that cannot beat keep = −δ/3 or the best candidate so far).
 	Examined, Pruned int
 	// Complete reports that the subset walk ran to the end (neither MaxSubsets nor the
 	// context cut it short).
@@ -316,13 +318,17 @@ type EscapeResult struct {
 
 // Stats counts the work of Minimize.
 type Stats struct {
+	// GradEvals, HessEvals and FuncEvals count the oracle calls, every one (model,
+	// decrease checks, descent, VRSG).
 	GradEvals, HessEvals, FuncEvals int
-	Escapes                         int
+	// Escapes counts the escapes made, the last (certifying or failing) one included.
+	Escapes int
 	// DescentSteps counts the accepted steps of the descent phase (not EscapesOnly).
 	DescentSteps int
 	// RadiusHalvings counts the times Minimize halved r after the model promised a
 	// decrease f did not deliver.
-	RadiusHalvings                 int
+	RadiusHalvings int
+	// SubsetsExamined and SubsetsPruned add up EscapeResult.Examined and .Pruned.
 	SubsetsExamined, SubsetsPruned int
 	// Cases[c] counts the escapes that moved by case c.
 	Cases [numCases]int
@@ -337,17 +343,20 @@ type Stats struct {
 	// CornerIters counts the corner path's power steps; L is the last corner escape's L.
 	CornerIters int
 	L           float64
-	Runtime     time.Duration
+	// Runtime is the wall time of Minimize.
+	Runtime time.Duration
 }
 
 // Result is the outcome of Minimize.
 type Result struct {
+	// X is the last point: feasible (MaxViolation), and no worse than x0.
 	X []float64
 	// F is f(X) when Problem.Func is set, else NaN.
 	F float64
 	// Decrease is f(x0) − f(X), measured by Func or by integrating Grad.
 	Decrease float64
-	Status   Status
+	// Status says why Minimize stopped; only StatusCertified carries a certificate.
+	Status Status
 	// Delta and Radius are the δ and r of the certificate (or of the last escape).
 	Delta, Radius float64
 	// MaxViolation is the largest scaled violation max(0, âᵢ·X − b̂ᵢ) over the rows.
