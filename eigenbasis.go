@@ -708,7 +708,9 @@ func (eb *eigenbasis) innerRoots(l1, l2, w1, rs float64, addRoot func(float64) b
 }
 
 // hardCase adds findInside's hard-case pair at λ₁′ < 0: y_off ± √(r′² − ‖y_off‖²)·q₁′.
-// With m = 1, q₁′ spans the subspace and y_off = 0.
+// With m = 1, q₁′ spans the subspace and y_off = 0. Scratch: y_off lives in eb.h and the
+// candidates in eb.z, which kktOK also uses — safe only because kktOK runs before the
+// candidates are formed; keep that order.
 func (eb *eigenbasis) hardCase(l1, rs, c0 float64, cols [][]float64, m int, add func([]float64, float64, Case)) bool {
 	yoff := eb.h
 	if m == 1 {
