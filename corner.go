@@ -160,6 +160,9 @@ func (o *Optimizer) cornerEscape(ctx context.Context, x []float64, ev *evaluator
 	if err := ev.grad(g0, x); err != nil {
 		return nil, err
 	}
+	if o.precisionLost(x, g0) {
+		return &EscapeResult{X: x, NumericalFailure: true, Radius: o.r, Method: MethodCorner}, nil
+	}
 	L, err := o.lipschitz(x, g0, ev, rng)
 	if err != nil {
 		return nil, err

@@ -134,6 +134,9 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 	if err != nil {
 		return nil, err
 	}
+	if o.precisionLost(x, mod.v) {
+		return &EscapeResult{X: x, NumericalFailure: true, Radius: o.r, Method: MethodFull}, nil
+	}
 	e := &escaper{o: o, c: o.c, mod: mod, x: x, r: o.r, keep: -o.s.Delta / 3, ctx: ctx}
 	e.selectRows()
 	d := len(x)
@@ -187,6 +190,29 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 		res.Confidence = 1
 	}
 	return res, nil
+}
+
+// precisionFactor multiplies ε in precisionLost's bound on the rounding of the model's
+// values and of the slacks: a generous count of the operations each passes through.
+const precisionFactor = 16
+
+// precisionLost reports whether rounding at x can exceed the resolution an escape needs,
+// δ/6: the model's values on the ball carry an error of about ε·d·‖v‖·r (projections of
+// v), and, when there are rows, each slack one of ε·(‖x‖ + |b̂ᵢ|), which a gradient of
+// norm ‖v‖ turns into ε·‖v‖·(‖x‖ + |b̂ᵢ|) of f. When precisionFactor times their sum exceeds δ/6, neither a
+// move nor a certificate means anything — typically the iterates of an unbounded problem
+// have run off to ‖x‖ ≈ 1e15 — and the escape reports NumericalFailure instead.
+func (o *Optimizer) precisionLost(x, v []float64) bool {
+	scale := float64(len(x)) * o.r
+	if c := o.c; c != nil { // slacks only matter where there are rows
+		bmax := 0.0
+		for _, b := range c.b {
+			bmax = math.Max(bmax, math.Abs(b))
+		}
+		scale += norm(x) + bmax
+	}
+	noise := precisionFactor * eps * norm(v) * scale
+	return !(noise <= o.s.Delta/6)
 }
 
 // selectRows lists the rows whose hyperplanes come within r of x. Rows farther away are

@@ -242,7 +242,7 @@ const (
 	StatusCanceled                       // the context was canceled
 	StatusCallback                       // the callback asked to stop
 	StatusModelMismatch                  // the model kept promising a decrease f did not deliver, down to r/1024
-	StatusNumericalFailure               // an eigendecomposition failed: the walk is incomplete
+	StatusNumericalFailure               // an eigendecomposition failed, or rounding at X exceeds δ's resolution
 	StatusCornerNoMove                   // MethodCorner found no move where it cannot certify
 	numStatuses
 )
@@ -296,7 +296,9 @@ type EscapeResult struct {
 	// Canceled reports that the context cut the walk short.
 	Canceled bool
 	// NumericalFailure reports that an eigendecomposition failed, so a subset went
-	// unexamined: the walk is not Complete and certifies nothing.
+	// unexamined, or that rounding at x exceeds the resolution δ needs (precisionLost: the
+	// iterates of an unbounded problem running off): the walk is not Complete and
+	// certifies nothing.
 	NumericalFailure bool
 	// Radius is the r of this escape.
 	Radius float64
