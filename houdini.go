@@ -158,6 +158,16 @@ type Settings struct {
 	// from an escape either way.
 	EscapesOnly bool
 
+	// Purify, after a certificate, moves X within the face of its active rows to a wall
+	// along a direction where f does not rise (a purification step: eigenvectors of the
+	// Hessian on the face, tried on f), then escapes again, until a certified point admits
+	// no such move. f rises by at most 1e-6·δ per move (rounding along exactly flat
+	// directions), and every move makes another row active. Where f is multilinear, as in
+	// max-cut relaxations, this ends at a vertex: integral ±1 coordinates. It costs a
+	// Hessian on the face (m gradient differences, m the face's dimension) and one escape
+	// per move. Ignored for a stochastic oracle.
+	Purify bool
+
 	// MaxSubsets bounds the constraint subsets one Escape examines. An escape that hits
 	// it without finding a move is not certified, and Minimize stops with
 	// StatusSubsetLimit. Default 4096.
@@ -327,6 +337,8 @@ type Stats struct {
 	Escapes int
 	// DescentSteps counts the accepted steps of the descent phase (not EscapesOnly).
 	DescentSteps int
+	// Purifications counts the moves of Settings.Purify.
+	Purifications int
 	// RadiusHalvings counts the times Minimize halved r after the model promised a
 	// decrease f did not deliver.
 	RadiusHalvings int

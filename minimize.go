@@ -84,6 +84,19 @@ loop:
 		switch {
 		case e.Found:
 			continue
+		case e.Certified && o.s.Purify && ev.sto == nil:
+			xp, moved, dec, err := o.purify(ctx, x, ev)
+			if err != nil {
+				return nil, err
+			}
+			if moved {
+				x = xp
+				res.Decrease += dec
+				st.Purifications++
+				continue
+			}
+			status = StatusCertified
+			res.Confidence = e.Confidence
 		case e.Certified:
 			status = StatusCertified
 			res.Confidence = e.Confidence

@@ -186,6 +186,7 @@ type Config struct {
 	MaxSubsets    int
 	Timeout       time.Duration // 0: none; a run cut short ends with StatusCanceled
 	EscapesOnly   bool          // true: the paper's pure escape loop
+	Purify        bool          // Settings.Purify: move flat coordinates to ±1 after a certificate
 	Balanced      bool
 	Seed          uint64
 	// Log, when not nil, receives one line per escape: examined and pruned subsets, the
@@ -212,11 +213,14 @@ func (t *Trace) add(iter int, x []float64, f float64) {
 
 // Outcome is one run's result with the figures the example prints.
 type Outcome struct {
-	Result               *houdini.Result
-	X                    []float64
-	F                    float64
-	Cut                  int
-	FracMinus, FracPlus  float64
+	Result              *houdini.Result
+	X                   []float64
+	F                   float64
+	Cut                 int
+	FracMinus, FracPlus float64
+	// FirstCertified is the fraction at ±1 where the first escape certified, before any
+	// purification; −1 when none did.
+	FirstCertified       float64
 	Balance              int // #{xᵢ > 0} − #{xᵢ < 0}
 	Trace                Trace
 	Wall                 time.Duration
@@ -246,19 +250,25 @@ func Run(ctx context.Context, g *Graph, x0 []float64, cfg Config) (*Outcome, err
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{}
+	out := &Outcome{FirstCertified: -1}
 	out.Trace.add(0, x0, g.F(x0))
 	start := time.Now()
 	s := houdini.Settings{
-		Delta:      cfg.Delta,
-		Radius:     cfg.Radius,
-		MaxEscapes: cfg.MaxEscapes,
-		MaxSubsets: cfg.MaxSubsets,
-		Seed:       cfg.Seed,
+		Delta:       cfg.Delta,
+		Radius:      cfg.Radius,
+		MaxEscapes:  cfg.MaxEscapes,
+		MaxSubsets:  cfg.MaxSubsets,
+		Seed:        cfg.Seed,
+		EscapesOnly: cfg.EscapesOnly,
+		Purify:      cfg.Purify,
 		Callback: func(iter int, e *houdini.EscapeResult) bool {
 			// e.X is the point after the escape: the move when Found, else the point the
 			// escape examined (in fast mode, where the descent phase stopped).
 			out.Trace.add(iter, e.X, g.F(e.X))
+			if e.Certified && out.FirstCertified < 0 {
+				m, p := Fractions(e.X)
+				out.FirstCertified = m + p
+			}
 			if cfg.Log != nil {
 				fmt.Fprintf(cfg.Log, "escape %d: found %v case %v |subset| %d examined %d pruned %d complete %v f %.3f t %.1fs\n",
 					iter, e.Found, e.Case, len(e.Subset), e.Examined, e.Pruned, e.Complete,
@@ -267,7 +277,6 @@ func Run(ctx context.Context, g *Graph, x0 []float64, cfg Config) (*Outcome, err
 			return false
 		},
 	}
-	setEscapesOnly(&s, cfg.EscapesOnly)
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)

@@ -1,0 +1,201 @@
+package houdini
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Guards of purification (Settings.Purify).
+const (
+	// purifySlack: a purification move is accepted when f rises by at most
+	// purifySlack·δ, the allowance for rounding along a direction where f is exactly flat
+	// (f(x′) − f(x) computed as a difference of two large sums).
+	purifySlack = 1e-6
+	// purifyModelTol: a direction is tried on f only when the model promises a change of
+	// at most purifyModelTol·δ up to the wall. The filter saves oracle calls; f decides.
+	purifyModelTol = 1e-2
+)
+
+// purify looks for a move from x, the point of a certificate, that makes another row
+// active without raising f: a purification step in the sense of linear and quadratic
+// programming (a solution moved to a face of lower dimension at no cost).
+//
+// Let W be the rows active at x, Z an orthonormal basis of the directions that keep them
+// active (coordinates not fixed by W, orthogonal to W's general rows: the null space of
+// their restriction, by gonum's SVD), g = ∇f(x) and H_Z = Zᵀ∇²f(x)Z (from Problem.Hess,
+// else m gradient differences along Z's columns). For each eigenpair (λ, u) of H_Z in
+// ascending λ, and both signs s = ±Zu (the one with g·s ≤ 0 first), the ratio test gives
+// the step α to the first row outside W; s cannot be dependent on W, so that row is new
+// and the face's dimension drops by at least one. The move x′ = x + αs is tried when the
+// model change α g·s + ½α²λ is at most purifyModelTol·δ, and accepted when f(x′) ≤
+// f(x) + purifySlack·δ, measured.
+//
+// Where f is multilinear, as the max-cut relaxation ½xᵀAx with zero diagonal on a box,
+// a certified point's free coordinates carry zero gradient and zero curvature, and
+// repeated purification ends at a vertex. purify returns the new point, whether it moved,
+// and f(x) − f(x′) (≥ −purifySlack·δ). It needs exact oracles; Minimize calls it only
+// then.
+func (o *Optimizer) purify(ctx context.Context, x []float64, ev *evaluator) ([]float64, bool, float64, error) {
+	if o.c == nil || ctx.Err() != nil {
+		return nil, false, 0, nil // no wall to reach
+	}
+	d := len(x)
+	ws := o.c.workingSet(x, o.s.FeasTol, nil)
+	Z := freeBasis(ws, d)
+	if Z == nil {
+		return nil, false, 0, nil // x is a vertex
+	}
+	_, m := Z.Dims()
+	g := make([]float64, d)
+	if err := ev.grad(g, x); err != nil {
+		return nil, false, 0, err
+	}
+	HZ, err := o.faceHessian(Z, x, g, ev)
+	if err != nil {
+		return nil, false, 0, err
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(HZ, true) {
+		return nil, false, 0, nil // no decision, no move: the certificate stands
+	}
+	lam := eig.Values(nil) // ascending
+	var U, s mat.Dense
+	eig.VectorsTo(&U)
+	base, err := ev.startDecrease(x)
+	if err != nil {
+		return nil, false, 0, err
+	}
+	for k := 0; k < m; k++ {
+		s.Mul(Z, U.Slice(0, m, k, k+1))
+		dir := mat.Col(nil, 0, &s)
+		if dot(g, dir) > 0 {
+			for j := range dir {
+				dir[j] = -dir[j]
+			}
+		}
+		for sign := 0; sign < 2; sign++ {
+			if sign == 1 {
+				for j := range dir {
+					dir[j] = -dir[j]
+				}
+			}
+			alpha := o.c.ratioTest(x, dir, ws.in)
+			if math.IsInf(alpha, 1) || !(alpha > 0) {
+				continue // no wall this way
+			}
+			if alpha*dot(g, dir)+0.5*alpha*alpha*lam[k] > purifyModelTol*o.s.Delta {
+				continue
+			}
+			xn := make([]float64, d)
+			for j := range xn {
+				xn[j] = x[j] + alpha*dir[j]
+			}
+			if xn = o.c.snap(xn, o.s.FeasTol, ws.in); xn == nil {
+				continue
+			}
+			dec, err := ev.decrease(base, xn)
+			var nf *NonFiniteError
+			if errors.As(err, &nf) {
+				continue // f overflows at the wall: not a move
+			}
+			if err != nil {
+				return nil, false, 0, err
+			}
+			if dec >= -purifySlack*o.s.Delta {
+				return xn, true, dec, nil
+			}
+		}
+	}
+	return nil, false, 0, nil
+}
+
+// freeBasis returns an orthonormal d×m basis Z of the directions that keep ws's rows
+// active, or nil when there are none (m = 0). The coordinates fixed by coordinate rows
+// are zero in Z; on the others Z spans the null space of the general rows' basis,
+// the right singular vectors past its rank (the basis is orthonormal, so the rank is its
+// length).
+func freeBasis(ws *workingSet, d int) *mat.Dense {
+	var free []int
+	for j := 0; j < d; j++ {
+		if ws.mask == nil || !ws.mask[j] {
+			free = append(free, j)
+		}
+	}
+	nb := len(ws.basis)
+	m := len(free) - nb
+	if m <= 0 {
+		return nil
+	}
+	Z := mat.NewDense(d, m, nil)
+	if nb == 0 {
+		for c, j := range free {
+			Z.Set(j, c, 1)
+		}
+		return Z
+	}
+	B := mat.NewDense(nb, len(free), nil)
+	for r, b := range ws.basis {
+		for c, j := range free {
+			B.Set(r, c, b[j])
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(B, mat.SVDFullV) {
+		return nil
+	}
+	var V mat.Dense
+	svd.VTo(&V)
+	for c := 0; c < m; c++ {
+		for r, j := range free {
+			Z.Set(j, c, V.At(r, nb+c))
+		}
+	}
+	return Z
+}
+
+// faceHessian returns H_Z = Zᵀ∇²f(x)Z: from Problem.Hess, else by forward gradient
+// differences along Z's columns with the step of hessStep, symmetrized.
+func (o *Optimizer) faceHessian(Z *mat.Dense, x, g []float64, ev *evaluator) (*mat.SymDense, error) {
+	d, m := Z.Dims()
+	var HZ mat.Dense
+	if o.p.Hess != nil {
+		H := mat.NewSymDense(d, nil)
+		if err := ev.hess(H, x); err != nil {
+			return nil, err
+		}
+		var HZc mat.Dense
+		HZc.Mul(H, Z)
+		HZ.Mul(Z.T(), &HZc)
+	} else {
+		theta := o.hessStep(x)
+		D := mat.NewDense(d, m, nil)
+		xt := make([]float64, d)
+		gt := make([]float64, d)
+		for c := 0; c < m; c++ {
+			for j := range xt {
+				xt[j] = x[j] + theta*Z.At(j, c)
+			}
+			if err := ev.grad(gt, xt); err != nil {
+				return nil, err
+			}
+			for j := range gt {
+				D.Set(j, c, (gt[j]-g[j])/theta)
+			}
+		}
+		HZ.Mul(Z.T(), D)
+	}
+	S := mat.NewSymDense(m, nil)
+	for i := 0; i < m; i++ {
+		for j := i; j < m; j++ {
+			v := 0.5 * (HZ.At(i, j) + HZ.At(j, i))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, &NonFiniteError{What: "face Hessian", Index: i*m + j, X: append([]float64(nil), x...)}
+			}
+			S.SetSym(i, j, v)
+		}
+	}
+	return S, nil
+}

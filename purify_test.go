@@ -1,0 +1,263 @@
+package houdini_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/houdini-opt/houdini"
+	"gonum.org/v1/gonum/mat"
+)
+
+// zeroDiagonalProblem is f(x) = ½xᵀAx + cᵀx with A's diagonal zero: multilinear, so
+// linear in each coordinate alone.
+func zeroDiagonalProblem(A *mat.SymDense, c []float64, withHess, withFunc bool) houdini.Problem {
+	n := A.SymmetricDim()
+	grad := func(g, x []float64) {
+		for i := 0; i < n; i++ {
+			s := c[i]
+			for j := 0; j < n; j++ {
+				s += A.At(i, j) * x[j]
+			}
+			g[i] = s
+		}
+	}
+	p := houdini.Problem{Grad: grad}
+	if withFunc {
+		p.Func = func(x []float64) float64 {
+			g := make([]float64, n)
+			grad(g, x)
+			f := 0.0
+			for i := range x {
+				f += 0.5 * x[i] * (g[i] + c[i])
+			}
+			return f
+		}
+	}
+	if withHess {
+		p.Hess = func(h *mat.SymDense, _ []float64) { h.CopySym(A) }
+	}
+	return p
+}
+
+// countInterior returns how many coordinates of x are off ±1 by more than tol.
+func countInterior(x []float64, tol float64) int {
+	n := 0
+	for _, v := range x {
+		if math.Abs(math.Abs(v)-1) > tol {
+			n++
+		}
+	}
+	return n
+}
+
+// TestPurifyZeroDiagonalEndsAtVertex: for f multilinear on the box [−1, 1]ⁿ, the
+// Hessian on a face has zero trace, so its least eigenvalue is ≤ 0 and the move along
+// its eigenvector (downhill sign) to a wall changes f by α g·s + ½α²λ ≤ 0, exactly, f
+// being quadratic. Purification then always moves until X is a vertex. Checked on
+// random graphs with and without a linear term, Hess given or finite differences, Func
+// given or not: every run ends certified at a vertex (counted independently), feasible,
+// no higher than x0. Without Purify the same runs must leave coordinates inside on some
+// instances, else the test would not exercise purification at all. A rerun is
+// bit-identical.
+func TestPurifyZeroDiagonalEndsAtVertex(t *testing.T) {
+	ctx := context.Background()
+	interiorWithout := 0
+	runs := 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		n := []int{16, 24, 40}[seed%3]
+		p := []float64{0.15, 0.25, 0.4}[seed%3]
+		A := randomGraph(n, p, seed)
+		rng := rand.New(rand.NewPCG(seed, 77))
+		c := make([]float64, n)
+		if seed%2 == 0 {
+			for i := range c {
+				c[i] = 0.05 * rng.NormFloat64()
+			}
+		}
+		x0 := make([]float64, n) // the saddle of max-cut
+		if seed%4 == 3 {
+			for i := range x0 {
+				x0[i] = 0.3 * (2*rng.Float64() - 1)
+			}
+		}
+		lo, hi := make([]float64, n), make([]float64, n)
+		for i := range lo {
+			lo[i], hi[i] = -1, 1
+		}
+		box, err := houdini.NewBox(lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withHess, withFunc := seed%3 != 1, seed%5 != 2
+		prob := zeroDiagonalProblem(A, c, withHess, withFunc)
+		fRef := zeroDiagonalProblem(A, c, false, true).Func
+		for _, purify := range []bool{false, true} {
+			tag := fmt.Sprintf("seed %d (n=%d p=%.2f Hess %v Func %v) Purify %v", seed, n, p, withHess, withFunc, purify)
+			res, err := houdini.Minimize(ctx, prob, box, x0, houdini.Settings{
+				Delta: 1e-2, Radius: 0.1, EscapesOnly: true, Purify: purify, Seed: seed})
+			if err != nil {
+				t.Fatalf("%s: %v", tag, err)
+			}
+			if res.Status != houdini.StatusCertified {
+				t.Errorf("%s: status %v", tag, res.Status)
+				continue
+			}
+			for i, v := range res.X {
+				if math.Abs(v) > 1+1e-9 {
+					t.Errorf("%s: X[%d] = %v outside the box", tag, i, v)
+				}
+			}
+			if fx, f0 := fRef(res.X), fRef(x0); fx > f0+1e-9 {
+				t.Errorf("%s: f rose from %v to %v", tag, f0, fx)
+			}
+			k := countInterior(res.X, 1e-9)
+			if !purify {
+				interiorWithout += k
+				continue
+			}
+			runs++
+			again, err := houdini.Minimize(ctx, prob, box, x0, houdini.Settings{
+				Delta: 1e-2, Radius: 0.1, EscapesOnly: true, Purify: purify, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameResult(t, tag+" rerun", res, again)
+			if k > 0 {
+				t.Errorf("%s: %d coordinates inside the box after purification (%d purifications)", tag, k, res.Stats.Purifications)
+			}
+		}
+	}
+	t.Logf("%d purified runs at vertices; without Purify %d coordinates ended inside", runs, interiorWithout)
+	if interiorWithout == 0 {
+		t.Fatal("no run without Purify ended off a vertex: the instances do not exercise purification")
+	}
+}
+
+// TestPurifyFlatFace: f(x) = t·Σxᵢ is constant on the face Σxᵢ = 0 of
+// {Σxᵢ = 0} ∩ [−1, 1]ᵈ (a general row pair beside the box), so every point there is
+// certified and purification should walk to a vertex of the face, where d independent
+// rows are active: at least d − 1 coordinates at ±1. f is unchanged, the balance holds.
+// Without Purify, X is x0.
+func TestPurifyFlatFace(t *testing.T) {
+	ctx := context.Background()
+	for _, d := range []int{3, 6, 11} {
+		for _, withFunc := range []bool{true, false} {
+			const slope = 0.7
+			prob := houdini.Problem{Grad: func(g, _ []float64) {
+				for i := range g {
+					g[i] = slope
+				}
+			}}
+			if withFunc {
+				prob.Func = func(x []float64) float64 {
+					s := 0.0
+					for _, v := range x {
+						s += v
+					}
+					return slope * s
+				}
+			}
+			A := mat.NewDense(2+2*d, d, nil)
+			b := make([]float64, 2+2*d)
+			for j := 0; j < d; j++ {
+				A.Set(0, j, 1)
+				A.Set(1, j, -1)
+				A.Set(2+2*j, j, 1)
+				A.Set(3+2*j, j, -1)
+				b[2+2*j], b[3+2*j] = 1, 1
+			}
+			cons, err := houdini.NewConstraints(A, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(uint64(d), 5))
+			x0 := make([]float64, d)
+			mean := 0.0
+			for i := range x0 {
+				x0[i] = 0.5 * (2*rng.Float64() - 1)
+				mean += x0[i] / float64(d)
+			}
+			for i := range x0 {
+				x0[i] -= mean
+			}
+			for _, purify := range []bool{false, true} {
+				tag := fmt.Sprintf("d=%d Func %v Purify %v", d, withFunc, purify)
+				res, err := houdini.Minimize(ctx, prob, cons, x0, houdini.Settings{
+					Delta: 1e-3, Radius: 0.1, Purify: purify})
+				if err != nil {
+					t.Fatalf("%s: %v", tag, err)
+				}
+				if res.Status != houdini.StatusCertified {
+					t.Fatalf("%s: status %v", tag, res.Status)
+				}
+				sum := 0.0
+				for i, v := range res.X {
+					sum += v
+					if math.Abs(v) > 1+1e-9 {
+						t.Errorf("%s: X[%d] = %v outside the box", tag, i, v)
+					}
+				}
+				if math.Abs(sum) > 1e-9 {
+					t.Errorf("%s: ΣX = %v, want 0", tag, sum)
+				}
+				k := countInterior(res.X, 1e-9)
+				if !purify {
+					if k != d || res.Stats.Purifications != 0 {
+						t.Errorf("%s: X moved without Purify (%d inside of %d)", tag, k, d)
+					}
+					continue
+				}
+				if k > 1 {
+					t.Errorf("%s: %d coordinates inside, want ≤ 1 at a vertex of the face (%d purifications)", tag, k, res.Stats.Purifications)
+				}
+				if res.Stats.Purifications < 1 || res.Stats.Purifications > d-k {
+					t.Errorf("%s: %d purifications for %d walls reached", tag, res.Stats.Purifications, d-k)
+				}
+			}
+		}
+	}
+}
+
+// TestPurifyStrictlyConvexNoMove: at the minimizer of a strictly convex f inside the box
+// every direction of the face rises, so Purify must not move.
+func TestPurifyStrictlyConvexNoMove(t *testing.T) {
+	d := 5
+	c := []float64{0.1, -0.3, 0.5, 0, 0.2}
+	prob := houdini.Problem{
+		Func: func(x []float64) float64 {
+			s := 0.0
+			for i := range x {
+				s += 0.5 * (x[i] - c[i]) * (x[i] - c[i])
+			}
+			return s
+		},
+		Grad: func(g, x []float64) {
+			for i := range x {
+				g[i] = x[i] - c[i]
+			}
+		},
+	}
+	lo, hi := make([]float64, d), make([]float64, d)
+	for i := range lo {
+		lo[i], hi[i] = -1, 1
+	}
+	box, err := houdini.NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := houdini.Minimize(context.Background(), prob, box, c, houdini.Settings{Delta: 1e-3, Radius: 0.1, Purify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != houdini.StatusCertified || res.Stats.Purifications != 0 {
+		t.Fatalf("status %v, %d purifications; want certified at c with none", res.Status, res.Stats.Purifications)
+	}
+	for i := range c {
+		if math.Abs(res.X[i]-c[i]) > 1e-9 {
+			t.Fatalf("X = %v, want c = %v", res.X, c)
+		}
+	}
+}
