@@ -165,7 +165,9 @@ type Settings struct {
 	// directions), and every move makes another row active. Where f is multilinear, as in
 	// max-cut relaxations, this ends at a vertex: integral ±1 coordinates. It costs a
 	// Hessian on the face (m gradient differences, m the face's dimension) and one escape
-	// per move. Ignored for a stochastic oracle.
+	// per move. When the escape after a move cannot decide (the face has more weakly
+	// active rows than MaxSubsets allows), the move is undone and Minimize ends certified
+	// where it was. Ignored for a stochastic oracle.
 	Purify bool
 
 	// MaxSubsets bounds the constraint subsets one Escape examines. An escape that hits
@@ -337,8 +339,10 @@ type Stats struct {
 	Escapes int
 	// DescentSteps counts the accepted steps of the descent phase (not EscapesOnly).
 	DescentSteps int
-	// Purifications counts the moves of Settings.Purify.
-	Purifications int
+	// Purifications counts the moves of Settings.Purify; PurificationsUndone those
+	// taken back because the escape after them could not decide (MaxSubsets, or
+	// rounding), X being then the point certified before the move.
+	Purifications, PurificationsUndone int
 	// RadiusHalvings counts the times Minimize halved r after the model promised a
 	// decrease f did not deliver.
 	RadiusHalvings int

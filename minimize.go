@@ -12,7 +12,10 @@ const minRadiusFraction = 0x1p-10
 
 // Minimize repeats Escape from the feasible point x0 until an escape certifies a δ-SOSP
 // or a limit is reached, and returns the last point. Every move is feasible and lowers f
-// by more than δ/3, so at most (f(x0) − inf f)/(δ/3) escapes are made.
+// by more than δ/3, so at most (f(x0) − inf f)/(δ/3) escapes are made. With
+// Settings.Purify a certified point is also moved to a wall of its face where f does not
+// rise (purify); each such move shrinks the face, so at most d happen between two moving
+// escapes, and the run ends only at a certified point that admits none.
 //
 // It returns a *DimensionError, *NonFiniteError or *InfeasibleError for a bad x0, and a
 // *NonFiniteError (with the point) when an oracle returns NaN or Inf; budgets, the
@@ -33,6 +36,10 @@ func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error)
 	r0 := o.r
 	defer func() { o.r = r0 }() // the halvings below last one run
 	status := StatusEscapeLimit
+	// undo is the point of the last certificate Purify moved away from, kept until the
+	// run moves again by descent or escape: when the escape after a purification cannot
+	// decide, Minimize returns there, certified.
+	var undo *certifiedPoint
 loop:
 	for {
 		switch {
@@ -53,6 +60,9 @@ loop:
 			}
 			x = xd
 			res.Decrease += dec
+			if dec > 0 {
+				undo = nil
+			}
 		}
 		e, err := o.escape(ctx, x, ev, rng)
 		if err != nil {
@@ -69,6 +79,7 @@ loop:
 			st.FullEscapes++
 		}
 		if e.Found {
+			undo = nil
 			st.Cases[e.Case]++
 			x = e.X
 			res.Decrease += e.Decrease
@@ -90,6 +101,7 @@ loop:
 				return nil, err
 			}
 			if moved {
+				undo = &certifiedPoint{x: x, decrease: res.Decrease, confidence: e.Confidence}
 				x = xp
 				res.Decrease += dec
 				st.Purifications++
@@ -100,6 +112,13 @@ loop:
 		case e.Certified:
 			status = StatusCertified
 			res.Confidence = e.Confidence
+		case undo != nil && !e.Canceled && (e.NumericalFailure || !e.Complete):
+			// The purification reached a face the walk cannot settle within MaxSubsets
+			// (or where rounding exceeds δ's resolution): undo it.
+			x, res.Decrease = undo.x, undo.decrease
+			status = StatusCertified
+			res.Confidence = undo.confidence
+			st.PurificationsUndone++
 		case e.Canceled:
 			status = StatusCanceled
 		case e.NumericalFailure:
@@ -138,4 +157,12 @@ loop:
 	st.Runtime = time.Since(start)
 	res.Stats = st
 	return res, nil
+}
+
+// certifiedPoint is a certified iterate Purify moved away from, with the run's decrease
+// and the certificate's confidence there.
+type certifiedPoint struct {
+	x          []float64
+	decrease   float64
+	confidence float64
 }

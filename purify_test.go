@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/houdini-opt/houdini"
@@ -259,5 +260,93 @@ func TestPurifyStrictlyConvexNoMove(t *testing.T) {
 		if math.Abs(res.X[i]-c[i]) > 1e-9 {
 			t.Fatalf("X = %v, want c = %v", res.X, c)
 		}
+	}
+}
+
+// TestPurifyUndone: when the escape after a purification cannot decide (here a small
+// MaxSubsets against the weakly active bounds of a vertex), Minimize must return to the
+// point certified before the move, and say it is certified only if it is: X must be a
+// point where an escape reported a certificate (seen through the callback), and is
+// checked against the brute-force enumeration of bruteforce_test.go over the rows
+// within r of X (the others cannot bind on the ball), recentred at X.
+func TestPurifyUndone(t *testing.T) {
+	ctx := context.Background()
+	undone := 0
+	runs := uint64(400)
+	if testing.Short() {
+		runs = 100
+	}
+	for seed := uint64(1); seed <= runs; seed++ {
+		n := 8 + int(seed%5)
+		A := randomGraph(n, []float64{0.3, 0.5, 0.7}[seed%3], seed)
+		x0 := make([]float64, n)
+		lo, hi := make([]float64, n), make([]float64, n)
+		for i := range lo {
+			lo[i], hi[i] = -1, 1
+		}
+		box, err := houdini.NewBox(lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := make([]float64, n)
+		prob := zeroDiagonalProblem(A, c, true, true)
+		const delta, r = 1e-2, 0.1
+		var certifiedAt [][]float64 // the points escapes certified, from the callback
+		res, err := houdini.Minimize(ctx, prob, box, x0, houdini.Settings{
+			Delta: delta, Radius: r, EscapesOnly: true, Purify: true, MaxSubsets: 2 + int(seed%7), Seed: seed,
+			Callback: func(_ int, e *houdini.EscapeResult) bool {
+				if e.Certified {
+					certifiedAt = append(certifiedAt, append([]float64(nil), e.X...))
+				}
+				return false
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stats.PurificationsUndone == 0 {
+			continue
+		}
+		undone++
+		tag := fmt.Sprintf("seed %d (n=%d)", seed, n)
+		if res.Status != houdini.StatusCertified {
+			t.Errorf("%s: a purification was undone but the status is %v", tag, res.Status)
+			continue
+		}
+		earned := false
+		for _, y := range certifiedAt {
+			earned = earned || slices.Equal(y, res.X)
+		}
+		if !earned {
+			t.Errorf("%s: certified at X = %v, where no escape certified", tag, res.X)
+		}
+		// The escape problem at X over the bound rows within r.
+		p := &quadProblem{d: n, x: res.X, g: make([]float64, n), r: res.Radius}
+		prob.Grad(p.g, res.X)
+		p.H = make([][]float64, n)
+		for i := range p.H {
+			p.H[i] = make([]float64, n)
+			for j := range p.H[i] {
+				p.H[i][j] = A.At(i, j)
+			}
+		}
+		for i := 0; i < n; i++ {
+			for _, s := range []float64{1, -1} {
+				if 1-s*res.X[i] <= r {
+					row := make([]float64, n)
+					row[i] = s
+					p.A = append(p.A, row)
+					p.b = append(p.b, 1)
+				}
+			}
+		}
+		rng := rand.New(rand.NewPCG(seed, 9))
+		m := math.Min(refEnumerate(p, rng).q, refSample(p, rng, 400).q)
+		if m < -delta*(1+1e-6) {
+			t.Errorf("%s: certified after an undone purification, but a point of S ∩ B(X, r) is lower by %g > δ", tag, -m)
+		}
+	}
+	t.Logf("%d of %d runs undid a purification", undone, runs)
+	if undone == 0 {
+		t.Fatal("no run undid a purification: the test checks nothing")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/houdini-opt/houdini"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -201,24 +202,31 @@ func TestRunSmall(t *testing.T) {
 	g := randomGraph(t, t.TempDir(), 30, 0.2, 3)
 	for _, balanced := range []bool{false, true} {
 		for _, paper := range []bool{true, false} {
-			name := fmt.Sprintf("paper=%v/balanced=%v", paper, balanced)
-			t.Run(name, func(t *testing.T) {
-				cfg := Config{Delta: 1e-2, Radius: 1e-1, MaxEscapes: 400, MaxSubsets: 64,
-					Timeout: time.Minute, EscapesOnly: paper, Balanced: balanced, Seed: 1}
-				o, err := Run(context.Background(), g, make([]float64, g.N), cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				checkOutcome(t, g, o, balanced)
-				// The same settings give the same run.
-				o2, err := Run(context.Background(), g, make([]float64, g.N), cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if o2.F != o.F || len(o2.Trace.F) != len(o.Trace.F) {
-					t.Errorf("rerun: f %v vs %v, trace %d vs %d", o2.F, o.F, len(o2.Trace.F), len(o.Trace.F))
-				}
-			})
+			for _, purify := range []bool{false, true} {
+				name := fmt.Sprintf("paper=%v/balanced=%v/purify=%v", paper, balanced, purify)
+				t.Run(name, func(t *testing.T) {
+					cfg := Config{Delta: 1e-2, Radius: 1e-1, MaxEscapes: 400, MaxSubsets: 64,
+						Timeout: time.Minute, EscapesOnly: paper, Purify: purify, Balanced: balanced, Seed: 1}
+					o, err := Run(context.Background(), g, make([]float64, g.N), cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkOutcome(t, g, o, balanced)
+					// Without the balance row f is multilinear on the box: a certified,
+					// purified point is a vertex.
+					if purify && !balanced && (o.Result.Status != houdini.StatusCertified || o.FracMinus+o.FracPlus != 1) {
+						t.Errorf("purified: status %v, %.3f of the coordinates at ±1; want certified at a vertex", o.Result.Status, o.FracMinus+o.FracPlus)
+					}
+					// The same settings give the same run.
+					o2, err := Run(context.Background(), g, make([]float64, g.N), cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if o2.F != o.F || len(o2.Trace.F) != len(o.Trace.F) {
+						t.Errorf("rerun: f %v vs %v, trace %d vs %d", o2.F, o.F, len(o2.Trace.F), len(o.Trace.F))
+					}
+				})
+			}
 		}
 	}
 }
