@@ -164,8 +164,9 @@ type Settings struct {
 	// no such move. f rises by at most 1e-6·δ per move (rounding along exactly flat
 	// directions), and every move makes another row active. Where f is multilinear, as in
 	// max-cut relaxations, this ends at a vertex: integral ±1 coordinates. It costs a
-	// Hessian on the face (m gradient differences, m the face's dimension) and one escape
-	// per move. When the escape after a move cannot decide (the face has more weakly
+	// Hessian on the face (m gradient differences, m the face's dimension, and a d×m
+	// basis: at an interior point m = d, so leave it off where MethodCorner is chosen to
+	// save memory) and one escape per move. When the escape after a move cannot decide (the face has more weakly
 	// active rows than MaxSubsets allows), the move is undone and Minimize ends certified
 	// where it was. Ignored for a stochastic oracle.
 	Purify bool

@@ -101,7 +101,7 @@ loop:
 				return nil, err
 			}
 			if moved {
-				undo = &certifiedPoint{x: x, decrease: res.Decrease, confidence: e.Confidence}
+				undo = &certifiedPoint{x: x, decrease: res.Decrease, confidence: e.Confidence, radius: o.r}
 				x = xp
 				res.Decrease += dec
 				st.Purifications++
@@ -115,7 +115,7 @@ loop:
 		case undo != nil && !e.Canceled && (e.NumericalFailure || !e.Complete):
 			// The purification reached a face the walk cannot settle within MaxSubsets
 			// (or where rounding exceeds δ's resolution): undo it.
-			x, res.Decrease = undo.x, undo.decrease
+			x, res.Decrease, o.r = undo.x, undo.decrease, undo.radius
 			status = StatusCertified
 			res.Confidence = undo.confidence
 			st.PurificationsUndone++
@@ -160,9 +160,8 @@ loop:
 }
 
 // certifiedPoint is a certified iterate Purify moved away from, with the run's decrease
-// and the certificate's confidence there.
+// and the certificate's confidence and radius there.
 type certifiedPoint struct {
-	x          []float64
-	decrease   float64
-	confidence float64
+	x                            []float64
+	decrease, confidence, radius float64
 }
