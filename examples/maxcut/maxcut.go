@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -195,8 +196,9 @@ type Config struct {
 }
 
 // Trace records the paper's figure: per iteration (0 = the start, then one per escape)
-// the objective and the fractions of coordinates at −1 and at +1. In fast mode an
-// iteration includes the descent phase that precedes its escape.
+// the objective and the fractions of coordinates at −1 and at +1, plus the end point
+// when Purify undid its last move. In fast mode an iteration includes the descent phase
+// that precedes its escape.
 type Trace struct {
 	Iter             []int
 	F                []float64
@@ -251,6 +253,7 @@ func Run(ctx context.Context, g *Graph, x0 []float64, cfg Config) (*Outcome, err
 		return nil, err
 	}
 	out := &Outcome{FirstCertified: -1}
+	lastX := x0
 	out.Trace.add(0, x0, g.F(x0))
 	start := time.Now()
 	s := houdini.Settings{
@@ -265,6 +268,7 @@ func Run(ctx context.Context, g *Graph, x0 []float64, cfg Config) (*Outcome, err
 			// e.X is the point after the escape: the move when Found, else the point the
 			// escape examined (in fast mode, where the descent phase stopped).
 			out.Trace.add(iter, e.X, g.F(e.X))
+			lastX = e.X
 			if e.Certified && out.FirstCertified < 0 {
 				m, p := Fractions(e.X)
 				out.FirstCertified = m + p
@@ -287,6 +291,10 @@ func Run(ctx context.Context, g *Graph, x0 []float64, cfg Config) (*Outcome, err
 		return nil, err
 	}
 	out.Wall = time.Since(start)
+	if n := len(out.Trace.Iter); !slices.Equal(res.X, lastX) {
+		// Purify undid its last move: the run ends at the point certified before it.
+		out.Trace.add(out.Trace.Iter[n-1]+1, res.X, g.F(res.X))
+	}
 	out.Result = res
 	out.X = res.X
 	out.F = g.F(res.X)
