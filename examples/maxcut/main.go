@@ -3,7 +3,9 @@
 // Erdős–Rényi graph G(300, 0.05), δ = 1e-2, r = 1e-1. It prints, per graph, the final f,
 // the cut of sign(x), the fractions of coordinates at ±1, the work and the status beside
 // what SciPy, NLopt and IPOPT reach on the same data, and draws the paper's figure as PNG
-// and SVG. With -balanced it adds Σᵢ xᵢ = 0 (balanced graph partitioning).
+// and SVG. With -balanced it adds Σᵢ xᵢ = 0 (balanced graph partitioning). With -purify
+// (the default) a certified point's flat coordinates are moved to ±1 at no cost in f and the
+// escapes resume (Settings.Purify); -purify=false shows the escapes alone.
 //
 // Run from the repository root:
 //
