@@ -197,14 +197,7 @@ func TestGOMAXPROCSInvariant(t *testing.T) {
 		Grad: func(g, x []float64) { mat.NewVecDense(n, g).MulVec(A, mat.NewVecDense(n, x)) },
 		Hess: func(h *mat.SymDense, x []float64) { h.CopySym(A) },
 	}
-	lo, hi := make([]float64, n), make([]float64, n)
-	for i := range lo {
-		lo[i], hi[i] = -1, 1
-	}
-	box, err := houdini.NewBox(lo, hi)
-	if err != nil {
-		t.Fatal(err)
-	}
+	box := unitBox(t, n)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, s := range []houdini.Settings{
 		{Delta: 1e-2, Radius: 0.1},

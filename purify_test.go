@@ -43,6 +43,20 @@ func zeroDiagonalProblem(A *mat.SymDense, c []float64, withHess, withFunc bool) 
 	return p
 }
 
+// unitBox returns the box [−1, 1]ⁿ.
+func unitBox(t *testing.T, n int) *houdini.Constraints {
+	t.Helper()
+	lo, hi := make([]float64, n), make([]float64, n)
+	for i := range lo {
+		lo[i], hi[i] = -1, 1
+	}
+	box, err := houdini.NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return box
+}
+
 // countInterior returns how many coordinates of x are off ±1 by more than tol.
 func countInterior(x []float64, tol float64) int {
 	n := 0
@@ -84,14 +98,7 @@ func TestPurifyZeroDiagonalEndsAtVertex(t *testing.T) {
 				x0[i] = 0.3 * (2*rng.Float64() - 1)
 			}
 		}
-		lo, hi := make([]float64, n), make([]float64, n)
-		for i := range lo {
-			lo[i], hi[i] = -1, 1
-		}
-		box, err := houdini.NewBox(lo, hi)
-		if err != nil {
-			t.Fatal(err)
-		}
+		box := unitBox(t, n)
 		withHess, withFunc := seed%3 != 1, seed%5 != 2
 		prob := zeroDiagonalProblem(A, c, withHess, withFunc)
 		fRef := zeroDiagonalProblem(A, c, false, true).Func
@@ -241,14 +248,7 @@ func TestPurifyStrictlyConvexNoMove(t *testing.T) {
 			}
 		},
 	}
-	lo, hi := make([]float64, d), make([]float64, d)
-	for i := range lo {
-		lo[i], hi[i] = -1, 1
-	}
-	box, err := houdini.NewBox(lo, hi)
-	if err != nil {
-		t.Fatal(err)
-	}
+	box := unitBox(t, d)
 	res, err := houdini.Minimize(context.Background(), prob, box, c, houdini.Settings{Delta: 1e-3, Radius: 0.1, Purify: true})
 	if err != nil {
 		t.Fatal(err)
@@ -280,14 +280,7 @@ func TestPurifyUndone(t *testing.T) {
 		n := 8 + int(seed%5)
 		A := randomGraph(n, []float64{0.3, 0.5, 0.7}[seed%3], seed)
 		x0 := make([]float64, n)
-		lo, hi := make([]float64, n), make([]float64, n)
-		for i := range lo {
-			lo[i], hi[i] = -1, 1
-		}
-		box, err := houdini.NewBox(lo, hi)
-		if err != nil {
-			t.Fatal(err)
-		}
+		box := unitBox(t, n)
 		c := make([]float64, n)
 		prob := zeroDiagonalProblem(A, c, true, true)
 		const delta, r = 1e-2, 0.1
