@@ -28,7 +28,8 @@ const (
 // against the rows outside W, and confirmed by an Armijo backtracking test on f (or on
 // the integrated gradient when Func is nil). It stops at a KKT point, when a step gains
 // less than descentStall·δ, or after maxIter steps. Every iterate is feasible. It returns
-// the last point and f(x) − f(last).
+// the last point and f(x) − f(last); with an error (an oracle's, or errGradBudget) it
+// returns the last accepted point too, feasible, and the decrease so far.
 //
 // The phase only moves fast between saddles; certificates still come from Escape, which
 // Minimize calls where the phase stops.
@@ -37,11 +38,11 @@ func (o *Optimizer) descend(ctx context.Context, x []float64, ev *evaluator, st 
 	x = append([]float64(nil), x...)
 	g := make([]float64, d)
 	if err := ev.grad(g, x); err != nil {
-		return nil, 0, err
+		return x, 0, err
 	}
 	base, err := ev.startDecrease(x)
 	if err != nil {
-		return nil, 0, err
+		return x, 0, err
 	}
 	total := 0.0
 	maxIter := 10 * (d + o.c.rowCount())
@@ -76,7 +77,7 @@ func (o *Optimizer) descend(ctx context.Context, x []float64, ev *evaluator, st 
 		}
 		gt := make([]float64, d)
 		if err := ev.grad(gt, xt); err != nil {
-			return nil, 0, err
+			return x, total, err
 		}
 		curv := (dot(gt, dir) - slope) / h
 		alpha := amax
@@ -109,7 +110,7 @@ func (o *Optimizer) descend(ctx context.Context, x []float64, ev *evaluator, st 
 				continue
 			}
 			if err != nil {
-				return nil, 0, err
+				return x, total, err
 			}
 			if dec >= -armijoC*alpha*slope && dec > 0 {
 				accepted = true
@@ -129,7 +130,7 @@ func (o *Optimizer) descend(ctx context.Context, x []float64, ev *evaluator, st 
 		}
 		dropped = dropped[:0]
 		if err := ev.grad(g, x); err != nil {
-			return nil, 0, err
+			return x, total, err
 		}
 		if dec < descentStall*o.s.Delta {
 			break

@@ -1,6 +1,8 @@
 package houdini
 
 import (
+	"errors"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -10,9 +12,19 @@ type evaluator struct {
 	p     Problem
 	stats *Stats
 	sto   *stochastic // nil: Grad and Func are exact
+	// maxGrad, when positive, is Settings.MaxGradEvals: a call past it returns
+	// errGradBudget instead of calling Grad.
+	maxGrad int
 }
 
+// errGradBudget ends Minimize with StatusEvalLimit wherever the budget runs out, inside
+// an escape included; it never reaches the caller.
+var errGradBudget = errors.New("houdini: MaxGradEvals reached")
+
 func (ev *evaluator) grad(g, x []float64) error {
+	if ev.maxGrad > 0 && ev.stats.GradEvals >= ev.maxGrad {
+		return errGradBudget
+	}
 	ev.stats.GradEvals++
 	ev.p.Grad(g, x)
 	if i := allFinite(g); i >= 0 {

@@ -179,8 +179,11 @@ type Settings struct {
 	// MaxEscapes bounds the escapes of Minimize (StatusEscapeLimit). Default 10000.
 	MaxEscapes int
 
-	// MaxGradEvals bounds the gradient evaluations of Minimize, checked between escapes
-	// (StatusEvalLimit). Default 0: no bound.
+	// MaxGradEvals bounds the gradient evaluations of Minimize: a call that would exceed
+	// it is not made, and Minimize returns the last accepted point with StatusEvalLimit,
+	// even from inside an escape or a VRSG estimate (whose work is then lost). A budget
+	// that runs out while Purify tries to move a certified point leaves the certificate
+	// (StatusCertified). Default 0: no bound.
 	MaxGradEvals int
 
 	// Method selects the escape: MethodFull (HoudiniEscape, a d×d model, can certify),

@@ -2,6 +2,7 @@ package houdini
 
 import (
 	"context"
+	"errors"
 	"math"
 	"time"
 )
@@ -29,7 +30,7 @@ func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error)
 		return nil, err
 	}
 	var st Stats
-	ev := &evaluator{p: o.p, stats: &st, sto: o.newStochastic()}
+	ev := &evaluator{p: o.p, stats: &st, sto: o.newStochastic(), maxGrad: o.s.MaxGradEvals}
 	rng := newRand(o.s.Seed)
 	x := append([]float64(nil), x0...)
 	res := &Result{Delta: o.s.Delta, F: math.NaN()}
@@ -37,34 +38,52 @@ func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error)
 	defer func() { o.r = r0 }() // the halvings below last one run
 	status := StatusEscapeLimit
 	// undo is the point of the last certificate Purify moved away from, kept until the
-	// run moves again by descent or escape: when the escape after a purification cannot
-	// decide, Minimize returns there, certified.
+	// run moves again by descent or escape: when the run ends undecided before that (the
+	// escape cannot decide, or a budget runs out; not on cancellation), Minimize returns
+	// there, certified.
 	var undo *certifiedPoint
 loop:
 	for {
-		switch {
-		case ctx.Err() != nil:
+		if ctx.Err() != nil {
 			status = StatusCanceled
-			break loop
-		case st.Escapes >= o.s.MaxEscapes:
-			status = StatusEscapeLimit
-			break loop
-		case o.s.MaxGradEvals > 0 && st.GradEvals >= o.s.MaxGradEvals:
+			break
+		}
+		if st.Escapes >= o.s.MaxEscapes || (o.s.MaxGradEvals > 0 && st.GradEvals >= o.s.MaxGradEvals) {
 			status = StatusEvalLimit
-			break loop
+			if st.Escapes >= o.s.MaxEscapes {
+				status = StatusEscapeLimit
+			}
+			if undo != nil { // a budget ran out right after a purification
+				status = undo.restore(&x, res, o, &st)
+			}
+			break
 		}
 		if !o.s.EscapesOnly && ev.sto == nil { // the descent phase needs exact oracles
 			xd, dec, err := o.descend(ctx, x, ev, &st)
-			if err != nil {
-				return nil, err
-			}
 			x = xd
 			res.Decrease += dec
 			if dec > 0 {
 				undo = nil
 			}
+			if errors.Is(err, errGradBudget) {
+				status = StatusEvalLimit
+				if undo != nil {
+					status = undo.restore(&x, res, o, &st)
+				}
+				break loop
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 		e, err := o.escape(ctx, x, ev, rng)
+		if errors.Is(err, errGradBudget) {
+			status = StatusEvalLimit // the escape was cut short: no move, no certificate
+			if undo != nil {
+				status = undo.restore(&x, res, o, &st)
+			}
+			break loop
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +116,7 @@ loop:
 			continue
 		case e.Certified && o.s.Purify && ev.sto == nil:
 			xp, moved, dec, err := o.purify(ctx, x, ev)
-			if err != nil {
+			if err != nil && !errors.Is(err, errGradBudget) {
 				return nil, err
 			}
 			if moved {
@@ -115,10 +134,7 @@ loop:
 		case undo != nil && !e.Canceled && (e.NumericalFailure || !e.Complete):
 			// The purification reached a face the walk cannot settle within MaxSubsets
 			// (or where rounding exceeds δ's resolution): undo it.
-			x, res.Decrease, o.r = undo.x, undo.decrease, undo.radius
-			status = StatusCertified
-			res.Confidence = undo.confidence
-			st.PurificationsUndone++
+			status = undo.restore(&x, res, o, &st)
 		case e.Canceled:
 			status = StatusCanceled
 		case e.NumericalFailure:
@@ -160,8 +176,17 @@ loop:
 }
 
 // certifiedPoint is a certified iterate Purify moved away from, with the run's decrease
-// and the certificate's confidence and radius there.
+// and the certificate's confidence and radius there. Minimize restores it when the run
+// ends, undecided, before moving on from the purified point.
 type certifiedPoint struct {
 	x                            []float64
 	decrease, confidence, radius float64
+}
+
+// restore returns the run to the certified point: X, Decrease, Confidence and the radius,
+// counting the undone move.
+func (c *certifiedPoint) restore(x *[]float64, res *Result, o *Optimizer, st *Stats) Status {
+	*x, res.Decrease, res.Confidence, o.r = c.x, c.decrease, c.confidence, c.radius
+	st.PurificationsUndone++
+	return StatusCertified
 }
