@@ -141,6 +141,9 @@ func run(args []string, w io.Writer) error {
 			}
 			base := filepath.Join(dataPath(*out), name)
 			title := fmt.Sprintf("%s mode, x₀ = %s", m, *start)
+			if *purify {
+				title += ", Purify"
+			}
 			if err := SaveFigure(base, title, series); err != nil {
 				return err
 			}
