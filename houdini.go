@@ -371,7 +371,8 @@ type Stats struct {
 
 // Result is the outcome of Minimize.
 type Result struct {
-	// X is the last point: feasible (MaxViolation), and no worse than x0.
+	// X is the last point: feasible (MaxViolation), and no worse than x0 (up to Purify's
+	// rounding allowance of 1e-6·δ per move).
 	X []float64
 	// F is f(X) when Problem.Func is set, else NaN.
 	F float64
