@@ -259,18 +259,22 @@ func (ws *workingSet) mostNegative(g []float64, tol float64) int {
 }
 
 // ratioTest returns the largest α with x + αd in S for the rows outside W (+Inf if none
-// blocks).
+// blocks). A unit row with âᵢ·d ≤ rankTol·‖d‖ does not block: d lies in the null space of
+// W's rows, so such a row is dependent on them up to the rounding of d, and letting it
+// block sent moves along unbounded faces to α ≈ slack/10⁻¹⁶ (callers snap the end point,
+// so what it may violate is checked there).
 func (c *Constraints) ratioTest(x, d []float64, in []bool) float64 {
 	alpha := math.Inf(1)
 	if c == nil {
 		return alpha
 	}
+	floor := rankTol * norm(d)
 	for i := 0; i < c.k; i++ {
 		if in[i] {
 			continue
 		}
 		ad := dot(c.row(i), d)
-		if ad <= 0 {
+		if ad <= floor {
 			continue
 		}
 		alpha = math.Min(alpha, math.Max(0, c.slack(i, x))/ad)

@@ -343,3 +343,31 @@ func TestPurifyUndone(t *testing.T) {
 		t.Fatal("no run undid a purification: the test checks nothing")
 	}
 }
+
+// TestPurifyUnboundedFlatFace: f = (a·x)² is flat along the face a·x = 0, which no row
+// bounds; the other row, 2a·x ≤ 5, is parallel to it. A move must not take that row as a
+// wall: rounding in the face's basis gives it a·s ≈ 10⁻¹⁷, and it sent X to ‖X‖ ≈ 10¹⁶
+// (and once to 10000 purifications) before the ratio test ignored rows dependent on the
+// working set. X must stay at x0, certified, with no purification.
+func TestPurifyUnboundedFlatFace(t *testing.T) {
+	for _, c := range [][2]float64{{1, 1}, {1, 2}, {0.3, 0.7}, {1e-3, 1}} {
+		a, b := c[0], c[1]
+		prob := houdini.Problem{
+			Func: func(x []float64) float64 { s := a*x[0] + b*x[1]; return s * s },
+			Grad: func(g, x []float64) { s := a*x[0] + b*x[1]; g[0], g[1] = 2*a*s, 2*b*s },
+		}
+		cons, err := houdini.NewConstraints(mat.NewDense(2, 2, []float64{a, b, 2 * a, 2 * b}), []float64{0, 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x0 := []float64{b, -a}
+		res, err := houdini.Minimize(context.Background(), prob, cons, x0, houdini.Settings{Delta: 1e-3, Radius: 0.1, Purify: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != houdini.StatusCertified || res.Stats.Purifications != 0 || math.Hypot(res.X[0]-x0[0], res.X[1]-x0[1]) > 1e-9 {
+			t.Errorf("a = (%v, %v): %v at X = %v after %d purifications; want certified at x0 with none",
+				a, b, res.Status, res.X, res.Stats.Purifications)
+		}
+	}
+}
