@@ -163,12 +163,14 @@ type Settings struct {
 	// Hessian on the face, tried on f), then escapes again, until a certified point admits
 	// no such move. f rises by at most 1e-6·δ per move (rounding along exactly flat
 	// directions), and every move makes another row active. Where f is multilinear, as in
-	// max-cut relaxations, this ends at a vertex: integral ±1 coordinates. When the escape
-	// after a move cannot decide (the new face has more weakly active rows than MaxSubsets
-	// allows), the move is undone and Minimize ends certified where it was. A move costs a
-	// Hessian on the face (m gradient differences and a d×m basis, m the face's dimension,
-	// d at an interior point: leave Purify off where MethodCorner is chosen to save memory)
-	// and one escape. Ignored for a stochastic oracle.
+	// max-cut relaxations, this ends at a vertex: integral ±1 coordinates. When the run
+	// would end undecided right after a move (the new face has more weakly active rows
+	// than MaxSubsets allows, a budget runs out, an oracle fails there), Minimize returns
+	// to the point certified before it (StatusCertified, Stats.PurificationsUndone);
+	// cancellation and the callback are reported as they are. A move costs a Hessian on
+	// the face (m gradient differences and a d×m basis, m the face's dimension, d at an
+	// interior point: leave Purify off where MethodCorner is chosen to save memory) and
+	// one escape. Ignored for a stochastic oracle.
 	Purify bool
 
 	// MaxSubsets bounds the constraint subsets one Escape examines. An escape that hits

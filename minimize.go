@@ -15,8 +15,10 @@ const minRadiusFraction = 0x1p-10
 // or a limit is reached, and returns the last point. Every move is feasible and lowers f
 // by more than δ/3, so at most (f(x0) − inf f)/(δ/3) escapes are made. With
 // Settings.Purify a certified point is also moved to a wall of its face where f does not
-// rise (purify); each such move shrinks the face, so at most d happen between two moving
-// escapes, and the run ends only at a certified point that admits none.
+// rise (purify); each such move adds a row to the active set and is followed by an
+// escape, not by the descent phase, so at most k happen between two moving escapes, and
+// the run ends only at a certified point that admits none, or back at the last certified
+// point when it would end undecided right after a move.
 //
 // It returns a *DimensionError, *NonFiniteError or *InfeasibleError for a bad x0, and a
 // *NonFiniteError (with the point) when an oracle returns NaN or Inf; budgets, the
@@ -37,10 +39,10 @@ func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error)
 	r0 := o.r
 	defer func() { o.r = r0 }() // the halvings below last one run
 	status := StatusEscapeLimit
-	// undo is the point of the last certificate Purify moved away from, kept until the
-	// run moves again by descent or escape: when the run ends undecided before that (the
-	// escape cannot decide, or a budget runs out; not on cancellation), Minimize returns
-	// there, certified.
+	// undo is the point of the last certificate Purify moved away from, kept until an
+	// escape moves: when the run ends undecided before that (the escape at the purified
+	// point cannot decide, a budget runs out, an oracle fails there), Minimize returns
+	// there, certified. Cancellation and the callback are reported as they are.
 	var undo *certifiedPoint
 loop:
 	for {
@@ -53,38 +55,32 @@ loop:
 			if st.Escapes >= o.s.MaxEscapes {
 				status = StatusEscapeLimit
 			}
-			if undo != nil { // a budget ran out right after a purification
-				status = undo.restore(&x, res, o, &st)
-			}
 			break
 		}
-		if !o.s.EscapesOnly && ev.sto == nil { // the descent phase needs exact oracles
+		// Right after a purification the escape comes first: the move may have raised f
+		// by purifySlack·δ, a descent could take it back, and the two would cycle.
+		if !o.s.EscapesOnly && ev.sto == nil && undo == nil { // descent needs exact oracles
 			xd, dec, err := o.descend(ctx, x, ev, &st)
 			x = xd
 			res.Decrease += dec
-			if dec > 0 {
-				undo = nil
-			}
 			if errors.Is(err, errGradBudget) {
 				status = StatusEvalLimit
-				if undo != nil {
-					status = undo.restore(&x, res, o, &st)
-				}
-				break loop
+				break
 			}
 			if err != nil {
 				return nil, err
 			}
 		}
 		e, err := o.escape(ctx, x, ev, rng)
-		if errors.Is(err, errGradBudget) {
+		var nf *NonFiniteError
+		switch {
+		case errors.Is(err, errGradBudget):
 			status = StatusEvalLimit // the escape was cut short: no move, no certificate
-			if undo != nil {
-				status = undo.restore(&x, res, o, &st)
-			}
 			break loop
-		}
-		if err != nil {
+		case undo != nil && errors.As(err, &nf):
+			status = StatusNumericalFailure // an oracle failed at the purified point
+			break loop
+		case err != nil:
 			return nil, err
 		}
 		st.Escapes++
@@ -116,7 +112,7 @@ loop:
 			continue
 		case e.Certified && o.s.Purify && ev.sto == nil:
 			xp, moved, dec, err := o.purify(ctx, x, ev)
-			if err != nil && !errors.Is(err, errGradBudget) {
+			if err != nil && !errors.Is(err, errGradBudget) && !errors.As(err, &nf) {
 				return nil, err
 			}
 			if moved {
@@ -126,15 +122,13 @@ loop:
 				st.Purifications++
 				continue
 			}
+			// No move (or the budget, or an oracle, failed while purifying): the
+			// certificate at x stands.
 			status = StatusCertified
 			res.Confidence = e.Confidence
 		case e.Certified:
 			status = StatusCertified
 			res.Confidence = e.Confidence
-		case undo != nil && !e.Canceled && (e.NumericalFailure || !e.Complete):
-			// The purification reached a face the walk cannot settle within MaxSubsets
-			// (or where rounding exceeds δ's resolution): undo it.
-			status = undo.restore(&x, res, o, &st)
 		case e.Canceled:
 			status = StatusCanceled
 		case e.NumericalFailure:
@@ -154,6 +148,9 @@ loop:
 			status = StatusModelMismatch
 		}
 		break loop
+	}
+	if undo != nil && status != StatusCertified && status != StatusCanceled && status != StatusCallback {
+		status = undo.restore(&x, res, o, &st)
 	}
 	res.Radius = o.r
 	if o.p.Func != nil {

@@ -371,3 +371,81 @@ func TestPurifyUnboundedFlatFace(t *testing.T) {
 		}
 	}
 }
+
+// TestPurifyReviewCases are the repros of an independent review, as assertions:
+//   - descent and purification undoing each other: f = c(x − ½)² on [0, 1] with c so
+//     small that a move to a wall raises f by less than the 1e-6·δ allowance; the descent
+//     took it back, the escape certified, Purify moved again, up to MaxEscapes. Now the
+//     escape follows a move, and the run takes a handful of escapes.
+//   - a run ending undecided at the purified point for another reason than MaxSubsets:
+//     the corner path's "no move" where a row within r is not active, and an oracle
+//     failing at the wall (∇f = −∞ there). Minimize must return to the certified point,
+//     certified, not end uncertified or with an error.
+func TestPurifyReviewCases(t *testing.T) {
+	ctx := context.Background()
+	box1, err := houdini.NewBox([]float64{0}, []float64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []float64{1e-12, 1e-10, 1e-9, 3e-9} {
+		for _, withFunc := range []bool{true, false} {
+			p := houdini.Problem{Grad: func(g, x []float64) { g[0] = 2 * c * (x[0] - 0.5) }}
+			if withFunc {
+				p.Func = func(x []float64) float64 { return c * (x[0] - 0.5) * (x[0] - 0.5) }
+			}
+			res, err := houdini.Minimize(ctx, p, box1, []float64{0.3}, houdini.Settings{Delta: 1e-3, Radius: 0.1, Purify: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != houdini.StatusCertified || res.Stats.Escapes > 4 {
+				t.Errorf("c = %g, Func %v: %v after %d escapes, %d purifications", c, withFunc, res.Status, res.Stats.Escapes, res.Stats.Purifications)
+			}
+		}
+	}
+
+	A := mat.NewDense(6, 2, []float64{1, 0, -1, 0, 0, 1, 0, -1, 0.5, 1, -0.5, -1})
+	poly, err := houdini.NewConstraints(A, []float64{1, 1, 1, 1, 0.55, 0.55})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := houdini.Problem{Grad: func(g, _ []float64) { g[0], g[1] = 0, 0 }, Func: func([]float64) float64 { return 0 }}
+	sqrtWall := houdini.Problem{
+		Func: func(x []float64) float64 { return 1e-6 * math.Sqrt(1-x[0]) },
+		Grad: func(g, x []float64) { g[0] = -1e-6 / (2 * math.Sqrt(1-x[0])) },
+	}
+	for _, tc := range []struct {
+		name string
+		p    houdini.Problem
+		c    *houdini.Constraints
+		x0   []float64
+		s    houdini.Settings
+	}{
+		{"corner path, f ≡ 0", zero, poly, []float64{0, 0}, houdini.Settings{Delta: 1e-2, Radius: 0.1, Method: houdini.MethodCorner, L: 1}},
+		{"corner path, f ≡ 0, escapes only", zero, poly, []float64{0, 0}, houdini.Settings{Delta: 1e-2, Radius: 0.1, Method: houdini.MethodCorner, L: 1, EscapesOnly: true}},
+		{"∇f = −∞ at the wall", sqrtWall, box1, []float64{0.5}, houdini.Settings{Delta: 1e-2, Radius: 0.1, EscapesOnly: true}},
+	} {
+		for _, purify := range []bool{false, true} {
+			var certifiedAt [][]float64
+			s := tc.s
+			s.Purify = purify
+			s.Callback = func(_ int, e *houdini.EscapeResult) bool {
+				if e.Certified {
+					certifiedAt = append(certifiedAt, append([]float64(nil), e.X...))
+				}
+				return false
+			}
+			res, err := houdini.Minimize(ctx, tc.p, tc.c, tc.x0, s)
+			if err != nil {
+				t.Errorf("%s, Purify %v: %v", tc.name, purify, err)
+				continue
+			}
+			earned := false
+			for _, y := range certifiedAt {
+				earned = earned || slices.Equal(y, res.X)
+			}
+			if res.Status != houdini.StatusCertified || !earned {
+				t.Errorf("%s, Purify %v: %v at %v (certified by an escape: %v)", tc.name, purify, res.Status, res.X, earned)
+			}
+		}
+	}
+}

@@ -197,7 +197,7 @@ type Config struct {
 
 // Trace records the paper's figure: per iteration (0 = the start, then one per escape)
 // the objective and the fractions of coordinates at −1 and at +1, plus the end point
-// when Purify undid its last move. In fast mode an iteration includes the descent phase
+// when it is not the last escape's (after a purification). In fast mode an iteration includes the descent phase
 // that precedes its escape.
 type Trace struct {
 	Iter             []int
@@ -292,7 +292,8 @@ func Run(ctx context.Context, g *Graph, x0 []float64, cfg Config) (*Outcome, err
 	}
 	out.Wall = time.Since(start)
 	if n := len(out.Trace.Iter); !slices.Equal(res.X, lastX) {
-		// Purify undid its last move: the run ends at the point certified before it.
+		// The run ended elsewhere than the last escape's point: Purify undid its last move
+		// (X is the point certified before it), or the run stopped right after one.
 		out.Trace.add(out.Trace.Iter[n-1]+1, res.X, g.F(res.X))
 	}
 	out.Result = res
