@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/houdini-opt/houdini/examples/internal/repo"
 )
 
 // checkOutcome checks one run: X in [0, 1]ⁿ, the value recomputed by a plain double
@@ -54,7 +56,7 @@ func checkOutcome(t *testing.T, o *Outcome, x0 []float64, opt map[string]float64
 }
 
 func TestReadSet(t *testing.T) {
-	dir := dataPath("testdata/boxqp/basic")
+	dir := repo.Path("testdata/boxqp/basic")
 	set, err := ReadSet(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +87,7 @@ func TestReadSet(t *testing.T) {
 
 // TestGradient compares Grad with central differences of Func on random points.
 func TestGradient(t *testing.T) {
-	in, err := ReadInstance(dataPath("testdata/boxqp/basic/spar030-060-1.in"))
+	in, err := ReadInstance(repo.Path("testdata/boxqp/basic/spar030-060-1.in"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +121,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
-	dir := dataPath("testdata/boxqp/basic")
+	dir := repo.Path("testdata/boxqp/basic")
 	opt, err := ReadOptima(filepath.Join(dir, "optimal.txt"))
 	if err != nil {
 		t.Fatal(err)

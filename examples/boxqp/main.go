@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/houdini-opt/houdini/examples/internal/repo"
 )
 
 func main() {
@@ -54,7 +56,7 @@ func run(args []string, w io.Writer) error {
 	default:
 		return fmt.Errorf("unknown -start %q", *startFlag)
 	}
-	set, err := ReadSet(dataPath(*dir))
+	set, err := ReadSet(repo.Path(*dir))
 	if err != nil {
 		return err
 	}
@@ -69,7 +71,7 @@ func run(args []string, w io.Writer) error {
 			if *only != "" && !strings.Contains(in.Name, *only) {
 				continue
 			}
-			x0, err := startPoint(start, in.N, filepath.Dir(dataPath(*dir)))
+			x0, err := startPoint(start, in.N, filepath.Dir(repo.Path(*dir)))
 			if err != nil {
 				return err
 			}
@@ -128,29 +130,4 @@ func startPoint(start string, n int, dir string) ([]float64, error) {
 		return x, nil
 	}
 	return nil, fmt.Errorf("unknown start %q", start)
-}
-
-// dataPath resolves a path relative to the repository root when it does not exist as
-// given, so the example runs from the root or from its own directory (as tests do).
-func dataPath(p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return p
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, p)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p
-		}
-		dir = parent
-	}
 }

@@ -24,6 +24,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/houdini-opt/houdini/examples/internal/repo"
 )
 
 func main() {
@@ -55,7 +57,7 @@ func run(args []string, w io.Writer) error {
 	var files []string
 	if *graphs == "" {
 		for i := 1; i <= 5; i++ {
-			files = append(files, dataPath(fmt.Sprintf("testdata/maxcut/er300_seed%d.edges", i)))
+			files = append(files, repo.Path(fmt.Sprintf("testdata/maxcut/er300_seed%d.edges", i)))
 		}
 	} else {
 		files = strings.Split(*graphs, ",")
@@ -139,7 +141,7 @@ func run(args []string, w io.Writer) error {
 			if *balanced {
 				name += "_balanced"
 			}
-			base := filepath.Join(dataPath(*out), name)
+			base := filepath.Join(repo.Path(*out), name)
 			title := fmt.Sprintf("%s mode, x₀ = %s", m, *start)
 			if *purify {
 				title += ", Purify"
@@ -160,7 +162,7 @@ func startPoint(start string, n int) ([]float64, error) {
 	case "zero":
 		return make([]float64, n), nil
 	case "gauss7":
-		path = dataPath(fmt.Sprintf("testdata/maxcut/maxcut_start_gauss7_n%d.txt", n))
+		path = repo.Path(fmt.Sprintf("testdata/maxcut/maxcut_start_gauss7_n%d.txt", n))
 	default:
 		path = start
 	}
@@ -177,29 +179,4 @@ func startPoint(start string, n int) ([]float64, error) {
 		}
 	}
 	return x, nil
-}
-
-// dataPath resolves a path relative to the repository root when it does not exist as
-// given, so the example runs from the root or from its own directory (as tests do).
-func dataPath(p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return p
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, p)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p
-		}
-		dir = parent
-	}
 }

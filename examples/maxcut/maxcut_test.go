@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/houdini-opt/houdini"
+	"github.com/houdini-opt/houdini/examples/internal/repo"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -237,7 +238,7 @@ func TestRunPaperGraph(t *testing.T) {
 	if testing.Short() {
 		t.Skip("d = 300 run")
 	}
-	g, err := ReadGraph(dataPath("testdata/maxcut/er300_seed1.edges"))
+	g, err := ReadGraph(repo.Path("testdata/maxcut/er300_seed1.edges"))
 	if err != nil {
 		t.Fatal(err)
 	}
