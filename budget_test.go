@@ -59,7 +59,7 @@ func TestMaxGradEvalsStrict(t *testing.T) {
 	q.sigma = 0.3
 	runs = append(runs, run{
 		name: "stochastic", p: q.problem(false), f: q.f, c: unitBox(2), x0: x,
-		s:     Settings{Delta: 0.2, Radius: 1, Stochastic: true, Seed: 7},
+		s:     Settings{Delta: 0.2, Radius: 1, Stochastic: StochasticSettings{Grad: true}, Seed: 7},
 		reset: func() { q.reset(42) },
 	})
 	for _, rc := range runs {

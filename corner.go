@@ -7,59 +7,8 @@ import (
 	"slices"
 )
 
-// Method selects how Escape searches for a move. See Settings.Method.
-type Method int
-
-// The escape methods. MethodAuto resolves to one of the other two at every escape, and
-// EscapeResult.Method says which.
-const (
-	// MethodAuto uses MethodCorner when Problem.Hess is nil and d ≥ AutoCornerDim, and
-	// MethodFull otherwise.
-	MethodAuto Method = iota
-	// MethodFull is HoudiniEscape (alg:escaping_general_full): a d×d quadratic model from
-	// Problem.Hess or d+1 gradient calls, FindInside in every subset. Exact and
-	// deterministic: it can certify a δ-SOSP of the model. O(d²) memory, O(d³) per subset.
-	MethodFull
-	// MethodCorner is HoudiniCorner (alg:matrix_copositivity): gradients only, a projected
-	// power iteration (FindInsideCorner, alg:eigenvector) in every subset. O(d·k) memory,
-	// O(d·|I|) per step plus one gradient call. Randomized: it certifies only with
-	// probability 1 − CornerFailProb, under thm:copositive_case's checked conditions.
-	MethodCorner
-	numMethods
-)
-
-// AutoCornerDim is the dimension from which MethodAuto takes the corner path when no
-// Hessian oracle is given. The full path costs d+1 gradient calls, one O(d³)
-// eigendecomposition and about 60·d² bytes, and can certify; the corner path costs about
-// T ≈ (L r²/δ)·ln(√d/ξ)·2 gradient calls per subset and O(d·k) memory, and never
-// certifies. On the 8-row face saddle of the tests (BenchmarkFullEscape_d1000_k8,
-// BenchmarkCornerEscape_d1000_k8; cheap O(d) oracle, two shared cores) the full path
-// takes 1.5 s, 1004 gradient calls and 59 MB at d = 1000, the corner path 3.3 s, 212 129
-// calls and 4.4 MB: the full path is the better one until its d² memory and d³
-// eigendecomposition (≈ 35 s at d = 3000 in pure Go) dominate.
-const AutoCornerDim = 3000
-
-var methodNames = [...]string{"auto", "full", "corner"}
-
-// String names the method.
-func (m Method) String() string {
-	if m < 0 || m >= numMethods {
-		return "Method(?)"
-	}
-	return methodNames[m]
-}
-
 // method resolves MethodAuto for a point of dimension d.
-func (o *Optimizer) method(d int) Method {
-	switch o.s.Method {
-	case MethodFull, MethodCorner:
-		return o.s.Method
-	}
-	if o.p.Hess == nil && d >= AutoCornerDim {
-		return MethodCorner
-	}
-	return MethodFull
-}
+func (o *Optimizer) method(d int) Method { return o.s.methodFor(o.p.Hess != nil, d) }
 
 // Constants of the corner path.
 const (
@@ -87,8 +36,8 @@ const (
 // floored at δ/r² (below that no curvature of interest exists, and η = 1/L stays finite).
 // It costs lipIters gradient calls.
 func (o *Optimizer) lipschitz(x, g0 []float64, ev *evaluator, rng *rand.Rand) (float64, error) {
-	if o.s.L > 0 {
-		return o.s.L, nil
+	if o.s.Corner.L > 0 {
+		return o.s.Corner.L, nil
 	}
 	d := len(x)
 	u := make([]float64, d)
@@ -137,10 +86,10 @@ func (o *Optimizer) lipschitz(x, g0 []float64, ev *evaluator, rng *rand.Rand) (f
 //     scale r′, and every move is still checked on f.
 //
 // So a move it returns is always genuine (feasible, measured decrease > δ/2). A failure to
-// find one certifies x (EscapeResult.Certified, Confidence = 1 − ξ, ξ = CornerFailProb)
+// find one certifies x (EscapeResult.Certified, Confidence = 1 − ξ, ξ = Corner.FailProb)
 // only when the theorem's conditions that can be checked hold: the walk was complete,
 // every row within r passes through x, ∇f(x) = 0 (cornerGradTol), L is the user's bound
-// Settings.L (an estimate could be low) and T is the theorem's (CornerIters unset). The
+// Settings.Corner.L (an estimate could be low) and T is the theorem's (Corner.Iters unset). The
 // theorem needs FindInsideCorner to succeed on one subset only — a maximal one holding a
 // decrease of δ — so ξ per subset is ξ overall. That f is quadratic on B(x, r) (or within
 // the model error of def:sosp's radius) is the caller's assumption, as for the full path's
@@ -151,7 +100,7 @@ func (o *Optimizer) lipschitz(x, g0 []float64, ev *evaluator, rng *rand.Rand) (f
 //
 //	T = ⌈(L r′²/(2εδ))·ln(√(d − t)/ξ)⌉   (lem:approx_eigenvector, ε = 1/4, ξ = 10⁻³)
 //
-// or Settings.CornerIters, O(d·(t + |close rows|)) arithmetic per step, and at most
+// or Settings.Corner.Iters, O(d·(t + |close rows|)) arithmetic per step, and at most
 // maxVerify decrease checks of 1 Func or 3 Grad calls. Memory O(d·k): no d×d matrix.
 func (o *Optimizer) cornerEscape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (*EscapeResult, error) {
 	x = append([]float64(nil), x...)
@@ -199,7 +148,7 @@ func (o *Optimizer) cornerEscape(ctx context.Context, x []float64, ev *evaluator
 	}
 	if !w.found && res.Complete && o.cornerCertifiable(e, g0) {
 		res.Certified = true
-		res.Confidence = 1 - o.s.CornerFailProb
+		res.Confidence = 1 - o.s.Corner.FailProb
 	}
 	if w.found {
 		res.Found = true
@@ -349,7 +298,7 @@ func (w *cornerWalk) visit() {
 // at e.x: Settings.L given, CornerIters unset, ∇f(x) = g0 = 0 up to cornerGradTol, and
 // every row within r active at x (x is a corner of S ∩ B(x, r)).
 func (o *Optimizer) cornerCertifiable(e *escaper, g0 []float64) bool {
-	if o.s.L == 0 || o.s.CornerIters != 0 || norm(g0)*o.r > cornerGradTol*o.s.Delta {
+	if o.s.Corner.L == 0 || o.s.Corner.Iters != 0 || norm(g0)*o.r > cornerGradTol*o.s.Delta {
 		return false
 	}
 	for _, i := range e.close {
@@ -362,10 +311,10 @@ func (o *Optimizer) cornerCertifiable(e *escaper, g0 []float64) bool {
 
 // steps returns T of alg:eigenvector for a face of dimension m and radius r′.
 func (w *cornerWalk) steps(rs float64, m int) int {
-	if w.o.s.CornerIters > 0 {
-		return w.o.s.CornerIters
+	if w.o.s.Corner.Iters > 0 {
+		return w.o.s.Corner.Iters
 	}
-	T := w.L * rs * rs / (2 * cornerEps * w.o.s.Delta) * math.Log(math.Sqrt(float64(m))/w.o.s.CornerFailProb)
+	T := w.L * rs * rs / (2 * cornerEps * w.o.s.Delta) * math.Log(math.Sqrt(float64(m))/w.o.s.Corner.FailProb)
 	return int(math.Min(math.Ceil(T), math.MaxInt32))
 }
 

@@ -158,7 +158,7 @@ func TestCornerCopositivity(t *testing.T) {
 					frob += in.M.At(i, j) * in.M.At(i, j)
 				}
 			}
-			s.L = math.Sqrt(frob)
+			s.Corner.L = math.Sqrt(frob)
 		}
 		o, err := houdini.New(q.problem(n%2 == 0), orthant(t, d), s)
 		if err != nil {
@@ -442,9 +442,9 @@ func TestMethodSettings(t *testing.T) {
 	p := houdini.Problem{Grad: func(g, x []float64) { copy(g, x) }}
 	for _, s := range []houdini.Settings{
 		{Delta: 1, Radius: 1, Method: houdini.Method(7)},
-		{Delta: 1, Radius: 1, L: -1},
-		{Delta: 1, Radius: 1, L: math.NaN()},
-		{Delta: 1, Radius: 1, CornerIters: -1},
+		{Delta: 1, Radius: 1, Corner: houdini.CornerSettings{L: -1}},
+		{Delta: 1, Radius: 1, Corner: houdini.CornerSettings{L: math.NaN()}},
+		{Delta: 1, Radius: 1, Corner: houdini.CornerSettings{Iters: -1}},
 	} {
 		if _, err := houdini.New(p, nil, s); !errors.Is(err, houdini.ErrBadSettings) {
 			t.Errorf("%+v: err %v, want ErrBadSettings", s, err)
@@ -510,12 +510,12 @@ func BenchmarkFullEscape_d1000_k8(b *testing.B) { benchFaceSaddle(b, 1000, houdi
 // overridden; and it never escapes.
 func TestCornerCertifiesOnlyAtCorners(t *testing.T) {
 	q := &cornerQuad{M: hornMatrix()}
-	base := houdini.Settings{Delta: 0.05, Radius: 1, Method: houdini.MethodCorner, L: 5, Seed: 1}
+	base := houdini.Settings{Delta: 0.05, Radius: 1, Method: houdini.MethodCorner, Corner: houdini.CornerSettings{L: 5}, Seed: 1}
 	corner := make([]float64, 5)
 	near := []float64{0.5, 0, 0, 0, 0} // row x₀ ≥ 0 at distance 0.5 < r
 	pushed := []float64{0, 0, 3, 3, 3} // rows for coordinates 2..4 far; ∇f ≠ 0 there
 	iters := base
-	iters.CornerIters = 50
+	iters.Corner.Iters = 50
 	for _, c := range []struct {
 		name string
 		x    []float64

@@ -95,12 +95,12 @@ func TestMinimizeDeterministic(t *testing.T) {
 		withHess, withFunc bool
 	}{
 		{houdini.Settings{Delta: 1e-3, Rho: 24}, true, true},
-		{houdini.Settings{Delta: 1e-3, Rho: 24, Noise: 0.5, Seed: 7, EscapesOnly: true}, false, true},
-		{houdini.Settings{Delta: 1e-2, Radius: 0.3, Noise: 1, Seed: 0, EscapesOnly: true}, true, false},
-		{houdini.Settings{Delta: 1e-4, Rho: 24, Noise: 0.2, Seed: 99, MaxEscapes: 3, EscapesOnly: true}, false, false},
+		{houdini.Settings{Delta: 1e-3, Rho: 24, Full: houdini.FullSettings{Noise: 0.5}, Seed: 7, EscapesOnly: true}, false, true},
+		{houdini.Settings{Delta: 1e-2, Radius: 0.3, Full: houdini.FullSettings{Noise: 1}, Seed: 0, EscapesOnly: true}, true, false},
+		{houdini.Settings{Delta: 1e-4, Rho: 24, Full: houdini.FullSettings{Noise: 0.2}, Seed: 99, MaxEscapes: 3, EscapesOnly: true}, false, false},
 	}
 	for n, tc := range settings {
-		t.Run(fmt.Sprintf("%d/noise=%g", n, tc.s.Noise), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%d/noise=%g", n, tc.s.Full.Noise), func(t *testing.T) {
 			p := quarticProblem(B, c, tc.withHess, tc.withFunc)
 			r1, err := houdini.Minimize(context.Background(), p, cons, x0, tc.s)
 			if err != nil {
@@ -115,7 +115,7 @@ func TestMinimizeDeterministic(t *testing.T) {
 			if steps := r1.Stats.Escapes + r1.Stats.DescentSteps; steps < 2 {
 				t.Fatalf("only %d escapes and descent steps: nothing to compare", steps)
 			}
-			if tc.s.Noise > 0 && tc.s.EscapesOnly && r1.Stats.Escapes < 2 {
+			if tc.s.Full.Noise > 0 && tc.s.EscapesOnly && r1.Stats.Escapes < 2 {
 				t.Fatalf("only %d escapes with noise: nothing to compare", r1.Stats.Escapes)
 			}
 			sameResult(t, "fresh runs", r1, r2)
@@ -130,7 +130,7 @@ func TestMinimizeDeterministic(t *testing.T) {
 				}
 				sameResult(t, fmt.Sprintf("reused Optimizer, run %d", rep+1), r1, r3)
 			}
-			if tc.s.Noise > 0 {
+			if tc.s.Full.Noise > 0 {
 				// The comparison means something only if the noise reaches the result:
 				// another seed must change some bit of X.
 				s2 := tc.s
@@ -201,7 +201,7 @@ func TestGOMAXPROCSInvariant(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, s := range []houdini.Settings{
 		{Delta: 1e-2, Radius: 0.1},
-		{Delta: 1e-2, Radius: 0.1, EscapesOnly: true, MaxEscapes: 30, Noise: 0.1, Seed: 3},
+		{Delta: 1e-2, Radius: 0.1, EscapesOnly: true, MaxEscapes: 30, Full: houdini.FullSettings{Noise: 0.1}, Seed: 3},
 	} {
 		var res [2]*houdini.Result
 		for k, procs := range []int{1, 2} {

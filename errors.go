@@ -1,6 +1,27 @@
 package houdini
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
+
+// errors.Is-able sentinels. Typed errors below wrap them and say where.
+var (
+	// ErrBadProblem: the Problem lacks Grad.
+	ErrBadProblem = errors.New("houdini: Problem.Grad is nil")
+	// ErrBadSettings: a setting is out of range (see *SettingsError).
+	ErrBadSettings = errors.New("houdini: invalid settings")
+	// ErrDimension: lengths of A, b, bounds, x or an oracle's output disagree (*DimensionError).
+	ErrDimension = errors.New("houdini: dimension mismatch")
+	// ErrNonFinite: NaN or ±Inf in input data or from an oracle (*NonFiniteError).
+	ErrNonFinite = errors.New("houdini: non-finite value")
+	// ErrZeroRow: a row of A is zero (*RowError).
+	ErrZeroRow = errors.New("houdini: zero constraint row")
+	// ErrEmpty: S = {x : Ax ≤ b} is empty.
+	ErrEmpty = errors.New("houdini: feasible set is empty")
+	// ErrInfeasible: the start point is outside S (*InfeasibleError).
+	ErrInfeasible = errors.New("houdini: point is infeasible")
+)
 
 // SettingsError reports an invalid setting. It wraps ErrBadSettings.
 type SettingsError struct {

@@ -35,7 +35,7 @@ func ExampleMinimize_stochastic() {
 	}}
 	box, _ := houdini.NewBox([]float64{-1, -1}, []float64{1, 1})
 	res, err := houdini.Minimize(context.Background(), p, box, []float64{0, 0},
-		houdini.Settings{Delta: 0.1, Radius: 0.5, Stochastic: true, Seed: 1})
+		houdini.Settings{Delta: 0.1, Radius: 0.5, Stochastic: houdini.StochasticSettings{Grad: true}, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -188,7 +188,7 @@ func FuzzEscape(f *testing.F) {
 			}
 		}
 		o, err := houdini.New(problemOf(p, 0, in.withHess, in.withFunc), c,
-			houdini.Settings{Delta: in.delta, Radius: p.r, Noise: in.noise, Seed: in.seed})
+			houdini.Settings{Delta: in.delta, Radius: p.r, Full: houdini.FullSettings{Noise: in.noise}, Seed: in.seed})
 		if err != nil {
 			t.Fatalf("New: %v", err)
 		}

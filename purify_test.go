@@ -420,8 +420,8 @@ func TestPurifyReviewCases(t *testing.T) {
 		x0   []float64
 		s    houdini.Settings
 	}{
-		{"corner path, f ≡ 0", zero, poly, []float64{0, 0}, houdini.Settings{Delta: 1e-2, Radius: 0.1, Method: houdini.MethodCorner, L: 1}},
-		{"corner path, f ≡ 0, escapes only", zero, poly, []float64{0, 0}, houdini.Settings{Delta: 1e-2, Radius: 0.1, Method: houdini.MethodCorner, L: 1, EscapesOnly: true}},
+		{"corner path, f ≡ 0", zero, poly, []float64{0, 0}, houdini.Settings{Delta: 1e-2, Radius: 0.1, Method: houdini.MethodCorner, Corner: houdini.CornerSettings{L: 1}}},
+		{"corner path, f ≡ 0, escapes only", zero, poly, []float64{0, 0}, houdini.Settings{Delta: 1e-2, Radius: 0.1, Method: houdini.MethodCorner, Corner: houdini.CornerSettings{L: 1}, EscapesOnly: true}},
 		{"∇f = −∞ at the wall", sqrtWall, box1, []float64{0.5}, houdini.Settings{Delta: 1e-2, Radius: 0.1, EscapesOnly: true}},
 	} {
 		for _, purify := range []bool{false, true} {

@@ -30,8 +30,8 @@ func (m *quadModel) value(h []float64) float64 {
 // ρθ of each column; for exact gradients a smaller θ only lowers it, down to the
 // step √ε·scale that balances it against the rounding error ε‖∇f‖/θ.
 func (o *Optimizer) hessStep(x []float64) float64 {
-	if o.s.HessStep > 0 {
-		return o.s.HessStep
+	if o.s.Full.HessStep > 0 {
+		return o.s.Full.HessStep
 	}
 	scale := 1.0
 	for _, xi := range x {
@@ -70,7 +70,7 @@ func (o *Optimizer) buildModel(x []float64, ev *evaluator, rng *rand.Rand) (*qua
 // perturb adds the noises of alg:escaping_general_full to the model: ζ ~ N(0, s²I) with
 // s = ξδ/(r√d) to v and γI with γ ~ U[−ξδ/r², ξδ/r²] to M. Nothing when ξ = 0.
 func (o *Optimizer) perturb(v []float64, M *mat.SymDense, rng *rand.Rand) {
-	xiN := o.s.Noise
+	xiN := o.s.Full.Noise
 	if xiN <= 0 {
 		return
 	}
@@ -101,7 +101,7 @@ func (o *Optimizer) perturb(v []float64, M *mat.SymDense, rng *rand.Rand) {
 // Cost: (d+1)·K·M calls with K = ⌈9σ²/σ̃_H²⌉, M = ⌈ln(d/ε)/0.464⌉ (see vrsgSizes).
 func (o *Optimizer) buildStochasticModel(x []float64, ev *evaluator, rng *rand.Rand) (*quadModel, error) {
 	d := len(x)
-	tolV := o.s.GradAccuracy * o.s.Delta / o.r
+	tolV := o.s.Stochastic.GradAccuracy * o.s.Delta / o.r
 	M := mat.NewSymDense(d, nil)
 	g := make([]float64, d)
 	if o.p.Hess != nil {
@@ -112,11 +112,11 @@ func (o *Optimizer) buildStochasticModel(x []float64, ev *evaluator, rng *rand.R
 			return nil, err
 		}
 	} else {
-		theta := o.s.HessStep
+		theta := o.s.Full.HessStep
 		if theta == 0 {
 			theta = stochasticHessStep * o.r / math.Sqrt(float64(d))
 		}
-		tolH := o.s.HessAccuracy * o.s.Delta * theta / (math.Sqrt(float64(d)) * o.r * o.r)
+		tolH := o.s.Stochastic.HessAccuracy * o.s.Delta * theta / (math.Sqrt(float64(d)) * o.r * o.r)
 		if err := ev.vrsg(g, x, tolH); err != nil {
 			return nil, err
 		}

@@ -36,7 +36,7 @@ func TestNoCertificateFromTinyStep(t *testing.T) {
 		Func: func(x []float64) float64 { return 0.5 * (x[0]*x[0] - x[1]*x[1]) },
 		Grad: func(g, x []float64) { g[0], g[1] = x[0], -x[1] },
 	}
-	o, err = houdini.New(s, nil, houdini.Settings{Delta: 1e-3, Radius: 0.5, HessStep: 1e-300})
+	o, err = houdini.New(s, nil, houdini.Settings{Delta: 1e-3, Radius: 0.5, Full: houdini.FullSettings{HessStep: 1e-300}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestEscapeRepeats(t *testing.T) {
 		Func: func(x []float64) float64 { return 0.5 * (x[0]*x[0] - x[1]*x[1]) },
 		Grad: func(g, x []float64) { g[0], g[1] = x[0], -x[1] },
 	}
-	o, err := houdini.New(p, nil, houdini.Settings{Delta: 1e-3, Radius: 0.5, Noise: 0.5, Seed: 4})
+	o, err := houdini.New(p, nil, houdini.Settings{Delta: 1e-3, Radius: 0.5, Full: houdini.FullSettings{Noise: 0.5}, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,9 +183,9 @@ func TestStochasticEscapeRate(t *testing.T) {
 			q.heavy = lv.heavy
 			q.fsd = q.sigma * r
 			q.reset(uint64(tr))
-			s := Settings{Delta: delta, Radius: r, Stochastic: true, NoisyFunc: lv.noisyFunc, Seed: uint64(tr)}
+			s := Settings{Delta: delta, Radius: r, Stochastic: StochasticSettings{Grad: true, NoisyFunc: lv.noisyFunc}, Seed: uint64(tr)}
 			if !lv.estimate {
-				s.Sigma = q.sigma
+				s.Stochastic.Sigma = q.sigma
 			}
 			o, err := New(q.problem(lv.noisyFunc), unitBox(lv.d), s)
 			if err != nil {
@@ -248,8 +248,7 @@ func TestStochasticNoFalseEscape(t *testing.T) {
 		q := &noisyQuadratic{A: A, b: []float64{-ax[0], -ax[1]}, sigma: 1}
 		q.reset(uint64(tr))
 		// δ small against σr: the model is noisy enough to propose moves.
-		o, err := New(q.problem(false), unitBox(d), Settings{Delta: 0.2, Radius: 0.5, Stochastic: true,
-			Sigma: 1, HessAccuracy: 20, GradAccuracy: 20, Seed: uint64(tr)})
+		o, err := New(q.problem(false), unitBox(d), Settings{Delta: 0.2, Radius: 0.5, Stochastic: StochasticSettings{Grad: true, Sigma: 1, HessAccuracy: 20, GradAccuracy: 20}, Seed: uint64(tr)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +277,7 @@ func TestStochasticDeterministic(t *testing.T) {
 		q.sigma = 0.3
 		q.reset(42)
 		res, err := Minimize(context.Background(), q.problem(false), unitBox(2), x,
-			Settings{Delta: 0.2, Radius: 1, Stochastic: true, Noise: 0.01, Seed: 7})
+			Settings{Delta: 0.2, Radius: 1, Full: FullSettings{Noise: 0.01}, Stochastic: StochasticSettings{Grad: true}, Seed: 7})
 		if err != nil {
 			t.Fatal(err)
 		}

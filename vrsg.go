@@ -176,11 +176,8 @@ func VRSG(grad func(g, x []float64), x []float64, sigma, tol, failProb float64) 
 	return g, calls, nil
 }
 
-// Defaults and fixed accuracies of the stochastic mode.
+// Fixed accuracies of the stochastic mode.
 const (
-	defaultFailProb     = 1e-3
-	defaultGradAccuracy = 1.0 / 6
-	defaultHessAccuracy = 1.0 / 6
 	// decreaseAccuracy·δ is the accuracy τ of a stochastic decrease test. Moves are
 	// accepted when D̂ − τ > δ/3; with the model within δ/2 of f, an escape the model
 	// rates at ≥ δ/3 + δ/2 + 2τ below f(x) passes w.h.p.
@@ -192,24 +189,6 @@ const (
 	// funcAverage calls of a noisy Func are averaged for Result.F.
 	funcAverage = 64
 )
-
-// stochasticDefaults fills the defaults of the stochastic settings. With a stochastic
-// oracle MethodAuto means MethodFull: the corner path's power steps and decrease checks
-// assume exact oracles.
-func (s *Settings) stochasticDefaults() {
-	if (s.Stochastic || s.NoisyFunc) && s.Method == MethodAuto {
-		s.Method = MethodFull
-	}
-	if s.FailProb == 0 {
-		s.FailProb = defaultFailProb
-	}
-	if s.GradAccuracy == 0 {
-		s.GradAccuracy = defaultGradAccuracy
-	}
-	if s.HessAccuracy == 0 {
-		s.HessAccuracy = defaultHessAccuracy
-	}
-}
 
 // stochastic is the state of a run whose Grad is stochastic or whose Func is noisy.
 type stochastic struct {
@@ -223,14 +202,14 @@ type stochastic struct {
 
 // newStochastic returns fresh stochastic state, or nil when the oracles are exact.
 func (o *Optimizer) newStochastic() *stochastic {
-	if !o.s.Stochastic && !(o.s.NoisyFunc && o.p.Func != nil) {
+	if !o.s.Stochastic.Grad && !(o.s.Stochastic.NoisyFunc && o.p.Func != nil) {
 		return nil
 	}
 	return &stochastic{
-		grad:     o.s.Stochastic,
-		fun:      o.s.NoisyFunc && o.p.Func != nil,
-		sigma:    o.s.Sigma,
-		failProb: o.s.FailProb,
+		grad:     o.s.Stochastic.Grad,
+		fun:      o.s.Stochastic.NoisyFunc && o.p.Func != nil,
+		sigma:    o.s.Stochastic.Sigma,
+		failProb: o.s.Stochastic.FailProb,
 		delta:    o.s.Delta,
 	}
 }

@@ -44,7 +44,7 @@ func benchmarkStochasticEscape(b *testing.B, d int, sigma, delta float64) {
 		}
 		g[0] -= 2 * x[0]
 	}}
-	o, err := New(p, nil, Settings{Delta: delta, Rho: 1, Stochastic: sigma > 0, Sigma: sigma, Seed: 1})
+	o, err := New(p, nil, Settings{Delta: delta, Rho: 1, Stochastic: StochasticSettings{Grad: sigma > 0, Sigma: sigma}, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -165,28 +165,28 @@ func TestScatterEstimatesSigma(t *testing.T) {
 func TestStochasticSettings(t *testing.T) {
 	p := Problem{Grad: func(g, x []float64) { copy(g, x) }}
 	for _, s := range []Settings{
-		{Delta: 1, Radius: 1, Sigma: -1},
-		{Delta: 1, Radius: 1, Sigma: math.NaN()},
-		{Delta: 1, Radius: 1, FailProb: 1},
-		{Delta: 1, Radius: 1, FailProb: -0.1},
-		{Delta: 1, Radius: 1, FailProb: math.NaN()},
-		{Delta: 1, Radius: 1, GradAccuracy: math.Inf(1)},
-		{Delta: 1, Radius: 1, HessAccuracy: -1},
-		{Delta: 1, Radius: 1, Stochastic: true, Method: MethodCorner},
+		{Delta: 1, Radius: 1, Stochastic: StochasticSettings{Sigma: -1}},
+		{Delta: 1, Radius: 1, Stochastic: StochasticSettings{Sigma: math.NaN()}},
+		{Delta: 1, Radius: 1, Stochastic: StochasticSettings{FailProb: 1}},
+		{Delta: 1, Radius: 1, Stochastic: StochasticSettings{FailProb: -0.1}},
+		{Delta: 1, Radius: 1, Stochastic: StochasticSettings{FailProb: math.NaN()}},
+		{Delta: 1, Radius: 1, Stochastic: StochasticSettings{GradAccuracy: math.Inf(1)}},
+		{Delta: 1, Radius: 1, Stochastic: StochasticSettings{HessAccuracy: -1}},
+		{Delta: 1, Radius: 1, Stochastic: StochasticSettings{Grad: true}, Method: MethodCorner},
 	} {
 		var se *SettingsError
 		if _, err := New(p, nil, s); !errors.Is(err, ErrBadSettings) || !errors.As(err, &se) {
 			t.Errorf("%+v: err = %v, want a *SettingsError", s, err)
 		}
 	}
-	o, err := New(p, nil, Settings{Delta: 1, Radius: 1, Stochastic: true})
+	o, err := New(p, nil, Settings{Delta: 1, Radius: 1, Stochastic: StochasticSettings{Grad: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.s.Method != MethodFull {
 		t.Errorf("stochastic MethodAuto resolved to %v, want MethodFull", o.s.Method)
 	}
-	if o.s.FailProb != defaultFailProb || o.s.GradAccuracy != defaultGradAccuracy || o.s.HessAccuracy != defaultHessAccuracy {
+	if o.s.Stochastic.FailProb != defaultFailProb || o.s.Stochastic.GradAccuracy != defaultGradAccuracy || o.s.Stochastic.HessAccuracy != defaultHessAccuracy {
 		t.Errorf("defaults not filled: %+v", o.s)
 	}
 }

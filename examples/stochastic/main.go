@@ -151,12 +151,12 @@ func main() {
 		Func: func(w []float64) float64 { return D.loss(w, draw()) },
 	}
 	s := settings
-	s.Stochastic = true
-	s.NoisyFunc = true
+	s.Stochastic.Grad = true
+	s.Stochastic.NoisyFunc = true
 	// The default accuracies (δ/6 each, worst case over B(x, r)) are conservative; a
 	// looser Hessian and gradient budget cuts the calls ~100× and still escapes.
-	s.HessAccuracy = 2
-	s.GradAccuracy = 1
+	s.Stochastic.HessAccuracy = 2
+	s.Stochastic.GradAccuracy = 1
 	res, err := houdini.Minimize(context.Background(), stoch, c, x0, s)
 	if err != nil {
 		log.Fatal(err)

@@ -1,0 +1,43 @@
+// Package houdini minimizes a smooth, possibly nonconvex function over a polyhedron
+// S = {x : Ax ≤ b} and certifies second-order stationarity, following HOUDINI of
+// Avdiukhin and Yaroslavtsev, "HOUDINI: Escaping from Moderately Constrained Saddles".
+//
+// A point x ∈ S is a δ-SOSP (def:sosp) when no point of S within r of x is lower than
+// f(x) − δ, with r = (δ/ρ)^(1/3) for a ρ-Lipschitz Hessian. Optimizer.Escape is one
+// HoudiniEscape (alg:escaping_general_full): it builds the quadratic model
+//
+//	f(x + h) ≈ f(x) + vᵀh + ½ hᵀMh
+//
+// at x, walks every subset of the constraints that can be active within r of x, and in each
+// affine subspace runs FindInside (alg:eigenvector_general_full) to list the model's
+// minimizer candidates: the interior stationary point, every KKT point on the ball's
+// boundary (roots of a secular equation) and the hard case of the trust-region subproblem.
+// It returns a feasible point that lowers f by more than δ/3, or certifies x as a δ-SOSP of
+// the model. Minimize repeats Escape until a certificate or a budget; between escapes
+// it runs a first-order descent phase (gradient projection on the active rows) unless
+// Settings.EscapesOnly asks for the paper's pure escape loop.
+//
+// Each escape costs about one eigendecomposition of M: the subsets are examined in M's
+// eigenbasis through small bordered systems (eigenbasis.go, Golub 1973), only two
+// multipliers per subset can matter (Martínez 1994), and provable pruning rules skip
+// most subsets (escape.go).
+//
+// The exhaustive search over constraint subsets is exponential in the number of rows
+// within r of x (deciding copositivity is NP-hard, rem:copositivity); Settings.MaxSubsets
+// bounds it, and a search cut short never certifies.
+//
+// For large d, Settings.Method = MethodCorner (chosen by MethodAuto when there is no
+// Hessian oracle and d ≥ AutoCornerDim) runs HoudiniCorner (alg:matrix_copositivity)
+// instead: the same subset walk, but in each affine set a projected power iteration on
+// gradient differences (FindInsideCorner, alg:eigenvector) replaces the model, so no d×d
+// matrix is formed. It is randomized: it certifies only with probability
+// 1 − Settings.Corner.FailProb, and only at a corner with zero gradient and a user-given
+// Settings.Corner.L (thm:copositive_case); otherwise a search that finds nothing ends with
+// StatusCornerNoMove.
+//
+// Randomness (the paper's perturbations ζ and γ, the corner path's Gaussian starts and
+// its estimate of L) comes from math/rand/v2, seeded by Settings.Seed afresh for every
+// Minimize and every Escape call, so the same Settings and point give bit-identical
+// results. An Optimizer is not safe for concurrent use; the oracles are called from one
+// goroutine at a time.
+package houdini

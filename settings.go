@@ -1,0 +1,331 @@
+package houdini
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Settings configures an Optimizer. Zero means the documented default for every field;
+// only Delta and one of Rho and Radius are required. The fields shared by every method come
+// first; Full, Corner and Stochastic hold the knobs of one method each, and a method
+// ignores the others' (see Method).
+type Settings struct {
+	// Delta is δ of def:sosp: the decrease a point must not admit within radius r to be
+	// certified (StatusCertified). Escape returns only moves that lower f by more than δ/3.
+	// Required; New returns ErrBadSettings when Delta ≤ 0.
+	Delta float64
+
+	// Rho is ρ, the Lipschitz constant of ∇²f (ass:lipschitz). It sets the radius
+	// r = (δ/ρ)^(1/3) when Radius is 0. One of Rho and Radius is required.
+	Rho float64
+
+	// Radius is r of def:sosp: moves and certificates concern the ball B(x, r). When 0,
+	// r = (δ/ρ)^(1/3). For a quadratic f (ρ = 0) any r is valid whose r² and δ/r² are
+	// finite and nonzero (ErrBadSettings otherwise). Minimize halves it when the model
+	// promises a decrease f does not deliver (StatusModelMismatch below r/1024).
+	Radius float64
+
+	// FeasTol is the feasibility tolerance: row i holds at x when
+	//	âᵢ·x − b̂ᵢ ≤ FeasTol·max(1, |b̂ᵢ|)
+	// for the row scaled to unit norm (âᵢ = aᵢ/‖aᵢ‖, b̂ᵢ = bᵢ/‖aᵢ‖). x0 must satisfy it
+	// (else ErrInfeasible) and every returned point does; moves and certificates concern S
+	// relaxed by this tolerance. Must be in [0, 1). Default 1e-9.
+	FeasTol float64
+
+	// Method selects the escape: MethodFull (HoudiniEscape, a d×d model, can certify;
+	// knobs in Full), MethodCorner (HoudiniCorner, alg:matrix_copositivity: gradients
+	// only, O(d·k) memory; knobs in Corner; it certifies only with probability
+	// 1 − Corner.FailProb and only under the checked conditions of thm:copositive_case,
+	// see cornerEscape; otherwise Minimize ends with StatusCornerNoMove instead of
+	// StatusCertified), or MethodAuto, which takes the corner path when Problem.Hess is
+	// nil and d ≥ AutoCornerDim and means MethodFull for a stochastic oracle. Default
+	// MethodAuto.
+	Method Method
+
+	// EscapesOnly makes Minimize the paper's loop of escapes alone. By default Minimize
+	// runs a first-order descent phase (gradient projection on the active rows) before
+	// each escape and calls Escape only where that phase stalls; the certificate comes
+	// from an escape either way. Default false.
+	EscapesOnly bool
+
+	// Purify, after a certificate, moves X within the face of its active rows to a wall
+	// along a direction where f does not rise (a purification step: eigenvectors of the
+	// Hessian on the face, tried on f), then escapes again, until a certified point admits
+	// no such move. f rises by at most 1e-6·δ per move (rounding along exactly flat
+	// directions), and every move makes another row active. Where f is multilinear, as in
+	// max-cut relaxations, this ends at a vertex: integral ±1 coordinates. When the run
+	// would end undecided right after a move (the new face has more weakly active rows
+	// than MaxSubsets allows, a budget runs out, an oracle fails there), Minimize returns
+	// to the point certified before it (StatusCertified, Stats.PurificationsUndone);
+	// cancellation and the callback are reported as they are. A move costs a Hessian on
+	// the face (m gradient differences and a d×m basis, m the face's dimension, d at an
+	// interior point: leave Purify off where MethodCorner is chosen to save memory) and
+	// one escape. Ignored for a stochastic oracle. Default false.
+	Purify bool
+
+	// MaxSubsets bounds the constraint subsets one Escape examines. An escape that hits
+	// it without finding a move is not certified, and Minimize stops with
+	// StatusSubsetLimit. Default 4096.
+	MaxSubsets int
+
+	// MaxEscapes bounds the escapes of Minimize (StatusEscapeLimit). Default 10000.
+	MaxEscapes int
+
+	// MaxGradEvals bounds the gradient evaluations of Minimize: a call that would exceed
+	// it is not made, and Minimize returns the last accepted point with StatusEvalLimit,
+	// even from inside an escape or a VRSG estimate (whose work is then lost). A budget
+	// that runs out while Purify tries to move a certified point leaves the certificate
+	// (StatusCertified). Escape alone ignores it. Default 0: no bound.
+	MaxGradEvals int
+
+	// Seed seeds the PCG generator of the run's randomness (the perturbations ζ, γ of
+	// Full.Noise, the corner path's starts and its estimate of L), afresh for every
+	// Minimize and Escape call. Any value, 0 included.
+	Seed uint64
+
+	// Callback, when not nil, is called by Minimize after every escape with the escape
+	// number (from 1) and its result; returning true stops Minimize (StatusCallback).
+	// Default nil.
+	Callback func(iter int, e *EscapeResult) (stop bool)
+
+	// Progress, when not nil, is called by Minimize after every accepted descent step,
+	// escape, purification and radius halving, with the point and the counts so far
+	// (see Progress and NewPrinter). It observes only; it cannot stop the run (Callback and
+	// the context can). Default nil.
+	Progress func(Progress)
+
+	// Full holds the knobs of the full path's quadratic model (MethodFull, and every
+	// stochastic run, whose model is the full one).
+	Full FullSettings
+
+	// Corner holds the knobs of the corner path (MethodCorner).
+	Corner CornerSettings
+
+	// Stochastic says that the oracles are stochastic and holds the knobs of the
+	// stochastic escape (alg:vrsg).
+	Stochastic StochasticSettings
+}
+
+// FullSettings are the knobs of the quadratic model of alg:escaping_general_full, used by
+// MethodFull (and by the stochastic escape, which builds the same model).
+type FullSettings struct {
+	// Noise is ξ of alg:escaping_general_full: v gets Gaussian noise of standard
+	// deviation ξδ/(r√d) per coordinate and M gets γI with γ uniform on [−ξδ/r², ξδ/r²]
+	// (the paper's γ ~ U[−ξ, ξ], scaled to Hessian units). Must be nonnegative and finite.
+	// Default 0: the paper's experiments use 0, and FindInside handles the exact hard case
+	// without noise.
+	Noise float64
+
+	// HessStep is θ of alg:escaping_general_full, the finite-difference step of the
+	// Hessian columns (∇f(x + θeᵢ) − ∇f(x))/θ when Problem.Hess is nil (also the step of
+	// the descent phase's curvature probe and of Purify's face Hessian). Must be
+	// nonnegative and finite. Default min(r/√d, √ε·max(1, ‖x‖∞)): within the paper's
+	// Θ(r/√d), and the step that balances truncation against rounding for exact gradients.
+	// With a stochastic Grad the default is r/(2√d): the VRSG errors are divided by θ, so θ
+	// stays at the paper's scale.
+	HessStep float64
+}
+
+// CornerSettings are the knobs of HoudiniCorner (alg:matrix_copositivity), used by
+// MethodCorner only.
+type CornerSettings struct {
+	// L is the Lipschitz constant of ∇f (an upper bound on λmax(∇²f) near x), the L of
+	// alg:eigenvector whose step is η = 1/L. When 0 it is estimated at every corner escape
+	// by lipIters power steps on gradient differences, times 1.5 (EscapeResult.L and
+	// Stats.L report it), and the corner path then never certifies (StatusCornerNoMove).
+	// Must be nonnegative and finite. Default 0.
+	L float64
+
+	// Iters overrides T of alg:eigenvector, the power steps per subset; a corner escape
+	// with it set does not certify. Must be nonnegative. Default 0:
+	// T = ⌈(L r′²/(2εδ))·ln(√m/ξ)⌉ with ε = 1/4, ξ = FailProb, m the face's dimension and
+	// r′ its radius (lem:approx_eigenvector).
+	Iters int
+
+	// FailProb is ξ of thm:copositive_case: the probability that the corner path misses
+	// the escape of a (δ, r)-QCSP, and so the probability that its certificate is wrong
+	// (EscapeResult.Confidence = 1 − ξ). Must be in [0, 1). Default 1e-3.
+	FailProb float64
+}
+
+// StochasticSettings describe stochastic oracles and the knobs of the stochastic escape
+// (alg:escaping_general_full with VRSG, alg:vrsg). With Grad or NoisyFunc set, Minimize
+// skips the descent phase (as if EscapesOnly were set: its line search needs exact
+// oracles), MethodAuto means MethodFull and MethodCorner is refused (ErrBadSettings).
+type StochasticSettings struct {
+	// Grad says that Problem.Grad is a stochastic oracle g(x) with E[g(x)] = ∇f(x) and
+	// E‖g(x) − ∇f(x)‖² ≤ σ² (ass:sgd), such as a mini-batch gradient. Escape then
+	// builds the model from VRSG estimates (alg:vrsg) as alg:escaping_general_full does:
+	// Hessian columns (g_i − g⁽⁰⁾)/θ with θ = r/(2√d) and accuracy σ̃_H (HessAccuracy),
+	// v to accuracy σ̃_v (GradAccuracy); without Func it tests decreases on
+	// median-of-means integrals of the gradient, accepting a move only when the decrease
+	// exceeds δ/3 by the test's accuracy δ/6 (rejections in Stats.Rejected). A run is
+	// deterministic when the oracle draws from its own seeded generator: the oracle is
+	// called in a fixed order. Default false: Grad is exact.
+	Grad bool
+
+	// NoisyFunc says that Problem.Func returns an unbiased estimate of f (a mini-batch
+	// loss). Decreases are then measured by a median of means of paired differences
+	// f̂(x) − f̂(y), sized from a 32-pair pilot estimate of their variance, and
+	// Result.F is a mean of 64 calls. Default false: Func is exact.
+	NoisyFunc bool
+
+	// Sigma is σ of ass:sgd, the root-mean-square error ‖g(x) − ∇f(x)‖ of the
+	// stochastic Grad. When 0 and Grad is set, σ is estimated from the empirical variance
+	// of the oracle: 32 calls at the first point, then pooled over every VRSG call of the
+	// call to Minimize or Escape (Result.Sigma reports the estimate). An estimate carries
+	// no guarantee; set Sigma when a bound is known. Must be nonnegative and finite.
+	// Default 0.
+	Sigma float64
+
+	// FailProb is ε of alg:vrsg: the probability that one VRSG estimate or one
+	// stochastic decrease test misses its accuracy (given the true σ). Used when Grad or
+	// NoisyFunc is set; must be in (0, 1). Default 1e-3.
+	FailProb float64
+
+	// GradAccuracy sets the accuracy σ̃_v = GradAccuracy·δ/r of the VRSG estimate of v
+	// (line:linear_term, σ̃ = Θ(δ/r)), so the model's linear term is off by at most
+	// GradAccuracy·δ on B(x, r) (the proof of lem:stochastic-approximation budgets δ/6).
+	// Larger values need quadratically fewer calls. Must be nonnegative and finite.
+	// Default 1/6.
+	GradAccuracy float64
+
+	// HessAccuracy sets the accuracy σ̃_H = HessAccuracy·δ·θ/(√d·r²) of the VRSG
+	// estimates g⁽⁰⁾, g_i of the Hessian columns; with the default θ = r/(2√d) this is
+	// σ̃_H = HessAccuracy·δ/(2rd), the paper's Θ(ρr²/d). The model's quadratic term is
+	// then off by at most HessAccuracy·δ on B(x, r) in the worst case (budget δ/6 in
+	// lem:stochastic-approximation). The escape's oracle calls grow as
+	// (d+1)·9σ²/σ̃_H²·ln(d/ε), so this is the constant to raise when calls are too many.
+	// Must be nonnegative and finite. Default 1/6.
+	HessAccuracy float64
+}
+
+// Defaults of the settings whose zero value means something else.
+const (
+	defaultFeasTol        = 1e-9
+	defaultCornerFailProb = 1e-3
+	defaultMaxSubsets     = 4096
+	defaultMaxEscapes     = 10000
+	defaultFailProb       = 1e-3
+	defaultGradAccuracy   = 1.0 / 6
+	defaultHessAccuracy   = 1.0 / 6
+)
+
+// stochastic reports whether an oracle is stochastic (Stochastic.Grad or .NoisyFunc).
+func (s *Settings) isStochastic() bool { return s.Stochastic.Grad || s.Stochastic.NoisyFunc }
+
+// settingCheck is one validation: ok false reports field with reason why.
+type settingCheck struct {
+	field string
+	ok    bool
+	why   string
+}
+
+// firstInvalid returns a *SettingsError for the first failed check, or nil.
+func firstInvalid(checks ...settingCheck) error {
+	for _, c := range checks {
+		if !c.ok {
+			return &SettingsError{Field: c.field, Reason: c.why}
+		}
+	}
+	return nil
+}
+
+// Reasons of the common checks, and the predicates they go with.
+const (
+	whyNonneg   = "must be nonnegative and finite"
+	whyPositive = "must be positive and finite"
+	whyProb     = "must be in (0, 1)"
+)
+
+func nonnegFinite(v float64) bool { return v >= 0 && !math.IsInf(v, 1) } // false for NaN
+func posFinite(v float64) bool    { return v > 0 && !math.IsInf(v, 1) }
+
+// validated returns s checked, with its defaults filled and Radius set to the r of the
+// certificates; a *SettingsError names the first invalid field.
+func (s Settings) validated() (Settings, error) {
+	st := &s.Stochastic
+	if err := firstInvalid(
+		settingCheck{"Delta", posFinite(s.Delta), whyPositive},
+		settingCheck{"Rho", nonnegFinite(s.Rho), whyNonneg},
+		settingCheck{"Radius", nonnegFinite(s.Radius), whyNonneg},
+		settingCheck{"Radius", s.Radius != 0 || s.Rho != 0, "neither Rho nor Radius is set"},
+		settingCheck{"Full.Noise", nonnegFinite(s.Full.Noise), whyNonneg},
+		settingCheck{"FeasTol", s.FeasTol >= 0 && s.FeasTol < 1, "must be in [0, 1)"},
+		settingCheck{"Full.HessStep", nonnegFinite(s.Full.HessStep), whyNonneg},
+		settingCheck{"Stochastic.Sigma", nonnegFinite(st.Sigma), whyNonneg},
+		settingCheck{"Stochastic.FailProb", st.FailProb >= 0 && st.FailProb < 1, whyProb},
+		settingCheck{"Stochastic.GradAccuracy", nonnegFinite(st.GradAccuracy), whyNonneg},
+		settingCheck{"Stochastic.HessAccuracy", nonnegFinite(st.HessAccuracy), whyNonneg},
+		settingCheck{"Method", s.Method != MethodCorner || !s.isStochastic(),
+			"MethodCorner needs exact oracles (Stochastic.Grad and .NoisyFunc unset)"},
+		settingCheck{"MaxSubsets", s.MaxSubsets >= 0, "must be nonnegative"},
+		settingCheck{"MaxEscapes", s.MaxEscapes >= 0, "must be nonnegative"},
+		settingCheck{"MaxGradEvals", s.MaxGradEvals >= 0, "must be nonnegative"},
+		settingCheck{"Method", s.Method >= 0 && s.Method < numMethods, "is not a Method constant"},
+		settingCheck{"Corner.L", nonnegFinite(s.Corner.L), whyNonneg},
+		settingCheck{"Corner.Iters", s.Corner.Iters >= 0, "must be nonnegative"},
+		settingCheck{"Corner.FailProb", s.Corner.FailProb >= 0 && s.Corner.FailProb < 1, "must be in [0, 1)"},
+	); err != nil {
+		return s, err
+	}
+	r := s.Radius
+	if r == 0 {
+		r = math.Cbrt(s.Delta / s.Rho)
+		if !posFinite(r) {
+			return s, &SettingsError{Field: "Rho", Reason: "(Delta/Rho)^(1/3) is not a positive finite radius"}
+		}
+	}
+	// r² and δ/r² scale the trust region and the noise: both must be finite and nonzero,
+	// or every candidate is NaN and nothing could be found (nor honestly certified).
+	if r2 := r * r; !posFinite(r2) || !posFinite(s.Delta/r2) {
+		return s, &SettingsError{Field: "Radius", Reason: "must keep r² and δ/r² finite and nonzero (about 1e-150 < r < 1e150)"}
+	}
+	s.Radius = r
+	s.fillDefaults()
+	return s, nil
+}
+
+// fillDefaults replaces the zero values by their defaults. With a stochastic oracle
+// MethodAuto means MethodFull: the corner path's power steps and decrease checks assume
+// exact oracles.
+func (s *Settings) fillDefaults() {
+	setDefault(&s.FeasTol, defaultFeasTol)
+	setDefault(&s.Corner.FailProb, defaultCornerFailProb)
+	setDefault(&s.Stochastic.FailProb, defaultFailProb)
+	setDefault(&s.Stochastic.GradAccuracy, defaultGradAccuracy)
+	setDefault(&s.Stochastic.HessAccuracy, defaultHessAccuracy)
+	if s.MaxSubsets == 0 {
+		s.MaxSubsets = defaultMaxSubsets
+	}
+	if s.MaxEscapes == 0 {
+		s.MaxEscapes = defaultMaxEscapes
+	}
+	if s.isStochastic() && s.Method == MethodAuto {
+		s.Method = MethodFull
+	}
+}
+
+func setDefault(v *float64, def float64) {
+	if *v == 0 {
+		*v = def
+	}
+}
+
+// methodFor resolves MethodAuto for a point of dimension d, given whether the problem has
+// a Hessian oracle.
+func (s *Settings) methodFor(hasHess bool, d int) Method {
+	switch s.Method {
+	case MethodFull, MethodCorner:
+		return s.Method
+	}
+	if !hasHess && d >= AutoCornerDim {
+		return MethodCorner
+	}
+	return MethodFull
+}
+
+// newRand returns the generator of one run, seeded by Settings.Seed.
+func newRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+}

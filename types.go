@@ -1,0 +1,247 @@
+package houdini
+
+import (
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// This file holds the types the user meets: the problem, the method and status enums,
+// and the results. See settings.go for Settings and errors.go for the errors.
+
+// Problem is the objective. Only Grad is required.
+type Problem struct {
+	// Func evaluates f(x). It must not modify x. Optional: when nil, f(y) − f(x) is
+	// measured by integrating Grad along the segment from x to y (Gauss–Legendre), so a
+	// gradient oracle alone suffices, as in the paper; Result.F is then NaN and
+	// Result.Decrease holds f(x0) − f(X).
+	Func func(x []float64) float64
+
+	// Grad writes ∇f(x) into grad. It must not modify x. Required. Grad is evaluated at
+	// points within the search radius of feasible points, which may lie outside S.
+	Grad func(grad, x []float64)
+
+	// Hess writes ∇²f(x) into hess. It must not modify x. Optional: when nil the Hessian
+	// is built from d gradient differences, as in alg:escaping_general_full ("Compute H").
+	Hess func(hess *mat.SymDense, x []float64)
+}
+
+// Method selects how Escape searches for a move. See Settings.Method.
+type Method int
+
+// The escape methods. MethodAuto resolves to one of the other two at every escape, and
+// EscapeResult.Method says which.
+const (
+	// MethodAuto uses MethodCorner when Problem.Hess is nil and d ≥ AutoCornerDim, and
+	// MethodFull otherwise.
+	MethodAuto Method = iota
+	// MethodFull is HoudiniEscape (alg:escaping_general_full): a d×d quadratic model from
+	// Problem.Hess or d+1 gradient calls, FindInside in every subset. Exact and
+	// deterministic: it can certify a δ-SOSP of the model. O(d²) memory, O(d³) per subset.
+	MethodFull
+	// MethodCorner is HoudiniCorner (alg:matrix_copositivity): gradients only, a projected
+	// power iteration (FindInsideCorner, alg:eigenvector) in every subset. O(d·k) memory,
+	// O(d·|I|) per step plus one gradient call. Randomized: it certifies only with
+	// probability 1 − Corner.FailProb, under thm:copositive_case's checked conditions.
+	MethodCorner
+	numMethods
+)
+
+// AutoCornerDim is the dimension from which MethodAuto takes the corner path when no
+// Hessian oracle is given. The full path costs d+1 gradient calls, one O(d³)
+// eigendecomposition and about 60·d² bytes, and can certify; the corner path costs about
+// T ≈ (L r²/δ)·ln(√d/ξ)·2 gradient calls per subset and O(d·k) memory, and never
+// certifies. On the 8-row face saddle of the tests (BenchmarkFullEscape_d1000_k8,
+// BenchmarkCornerEscape_d1000_k8; cheap O(d) oracle, two shared cores) the full path
+// takes 1.5 s, 1004 gradient calls and 59 MB at d = 1000, the corner path 3.3 s, 212 129
+// calls and 4.4 MB: the full path is the better one until its d² memory and d³
+// eigendecomposition (≈ 35 s at d = 3000 in pure Go) dominate.
+const AutoCornerDim = 3000
+
+var methodNames = [...]string{"auto", "full", "corner"}
+
+// String names the method.
+func (m Method) String() string {
+	if m < 0 || m >= numMethods {
+		return "Method(?)"
+	}
+	return methodNames[m]
+}
+
+// Case says which candidate of FindInside produced a move.
+type Case int
+
+// The cases of alg:eigenvector_general_full, plus the exact hard case and the vertex.
+const (
+	CaseNone          Case = iota // no move
+	CaseLargeGradient             // Case 1: the linear term's minimizer on the ball
+	CaseInterior                  // Case 2: the stationary point inside the ball
+	CaseBoundary                  // Case 3: a KKT point on the sphere, μ a secular root
+	CaseHard                      // Case 3, hard case: μ an eigenvalue whose ṽ part vanishes
+	CaseVertex                    // the affine set is a point, or the projection p itself
+	CaseCorner                    // FindInsideCorner (alg:eigenvector): ±r′·x̂ from the power iteration
+	numCases
+)
+
+var caseNames = [...]string{"none", "large gradient", "interior", "ball boundary", "hard case", "vertex", "corner power iteration"}
+
+// String names the case.
+func (c Case) String() string {
+	if c < 0 || c >= numCases {
+		return "Case(?)"
+	}
+	return caseNames[c]
+}
+
+// Status says why Minimize stopped.
+type Status int
+
+// Statuses of Minimize. The zero value, StatusNotRun, is what a Result no run filled in
+// carries; every status but StatusCertified is early: X is feasible and no worse than x0,
+// but carries no certificate.
+const (
+	StatusNotRun           Status = iota // the zero value: no run produced this Result
+	StatusCertified                      // X is a δ-SOSP: every subset was examined (see Result.Confidence)
+	StatusSubsetLimit                    // an escape hit MaxSubsets without finding a move
+	StatusEscapeLimit                    // MaxEscapes escapes were made
+	StatusEvalLimit                      // MaxGradEvals gradient evaluations were spent
+	StatusCanceled                       // the context was canceled
+	StatusCallback                       // the callback asked to stop
+	StatusModelMismatch                  // the model kept promising a decrease f did not deliver, down to r/1024
+	StatusNumericalFailure               // an eigendecomposition failed, or rounding at X exceeds δ's resolution
+	StatusCornerNoMove                   // MethodCorner found no move where it cannot certify
+	numStatuses
+)
+
+var statusNames = [...]string{"not run", "certified δ-SOSP", "subset limit", "escape limit",
+	"evaluation limit", "canceled", "stopped by callback", "model mismatch",
+	"numerical failure", "corner path found no move"}
+
+// String describes the status.
+func (s Status) String() string {
+	if s < 0 || s >= numStatuses {
+		return "Status(?)"
+	}
+	return statusNames[s]
+}
+
+// Early reports whether Minimize stopped before earning a certificate (StatusNotRun
+// included).
+func (s Status) Early() bool { return s != StatusCertified }
+
+// EscapeResult is the outcome of one HoudiniEscape at a point x.
+type EscapeResult struct {
+	// Found reports a move: X ∈ S, ‖X − x‖ ≤ r and f(X) < f(x) − δ/3.
+	Found bool
+	// X is the new point when Found, else a copy of x.
+	X []float64
+	// Decrease is f(x) − f(X) as measured (by Func, or by integrating Grad); 0 when
+	// not Found.
+	Decrease float64
+	// ModelDecrease is the model's decrease at X when Found; otherwise the largest decrease
+	// the model admits over S ∩ B(x, r) among the examined subsets (≤ δ/2 when Certified).
+	ModelDecrease float64
+	// Certified reports that every relevant subset was examined and the model admits no
+	// decrease of δ/2 over S ∩ B(x, r): x is a δ-SOSP of the model. For MethodCorner it
+	// reports that thm:copositive_case's checked conditions hold and no subset yielded a
+	// move, so x is a δ-SOSP of the quadratic f with probability Confidence.
+	Certified bool
+	// Confidence is the probability that a certificate holds: 1 for MethodFull,
+	// 1 − Corner.FailProb for MethodCorner; 0 when not Certified.
+	Confidence float64
+	// Case is the FindInside case that produced X.
+	Case Case
+	// Subset lists the rows of A held as equalities for X, in increasing order.
+	Subset []int
+	// Examined and Pruned count the subsets examined and the subtrees of the walk skipped
+	// with proof (a dependent row, an affine set farther than r from x, or a relaxed
+	// bound that cannot beat keep = −δ/3 or the best candidate so far).
+	Examined, Pruned int
+	// Complete reports that the subset walk ran to the end (neither MaxSubsets nor the
+	// context cut it short).
+	Complete bool
+	// Canceled reports that the context cut the walk short.
+	Canceled bool
+	// NumericalFailure reports that an eigendecomposition failed, so a subset went
+	// unexamined, or that rounding at x exceeds the resolution δ needs (precisionLost: the
+	// iterates of an unbounded problem running off): the walk is not Complete and
+	// certifies nothing.
+	NumericalFailure bool
+	// Radius is the r of this escape.
+	Radius float64
+	// Method is the escape that ran: MethodFull or MethodCorner (never MethodAuto).
+	Method Method
+	// L is the gradient Lipschitz constant the corner path used (Settings.Corner.L or its
+	// estimate); 0 for MethodFull.
+	L float64
+	// Iters counts the corner path's power steps (line:power_method) over all subsets.
+	Iters int
+	// GradEvals, HessEvals and FuncEvals count this escape's oracle calls.
+	GradEvals, HessEvals, FuncEvals int
+	// Rejected counts this escape's candidates refused by the decrease test (Stats.Rejected).
+	Rejected int
+	// Fallbacks counts the subsets that the eigenbasis method (examineEigen) could not
+	// resolve with certainty and handed to a per-subset eigendecomposition.
+	Fallbacks int
+}
+
+// Stats counts the work of Minimize.
+type Stats struct {
+	// GradEvals, HessEvals and FuncEvals count the oracle calls, every one (model,
+	// decrease checks, descent, VRSG).
+	GradEvals, HessEvals, FuncEvals int
+	// Escapes counts the escapes made, the last (certifying or failing) one included.
+	Escapes int
+	// DescentSteps counts the accepted steps of the descent phase (not EscapesOnly).
+	DescentSteps int
+	// Purifications counts the moves of Settings.Purify; PurificationsUndone those
+	// taken back because the escape after them could not decide (MaxSubsets, or
+	// rounding), X being then the point certified before the move.
+	Purifications, PurificationsUndone int
+	// RadiusHalvings counts the times Minimize halved r after the model promised a
+	// decrease f did not deliver.
+	RadiusHalvings int
+	// SubsetsExamined and SubsetsPruned add up EscapeResult.Examined and .Pruned.
+	SubsetsExamined, SubsetsPruned int
+	// Cases[c] counts the escapes that moved by case c.
+	Cases [numCases]int
+	// Rejected counts candidate moves checked on f whose measured decrease was not above
+	// δ/3 (with a stochastic oracle: not significantly, at confidence 1 − Stochastic.FailProb).
+	Rejected int
+	// GradEstimates counts VRSG estimates (alg:vrsg); 0 for an exact oracle. GradEvals
+	// counts every raw oracle call, those made by VRSG and decrease tests included.
+	GradEstimates int
+	// FullEscapes and CornerEscapes count the escapes by the method that ran.
+	FullEscapes, CornerEscapes int
+	// CornerIters counts the corner path's power steps; L is the last corner escape's L.
+	CornerIters int
+	L           float64
+	// Runtime is the wall time of Minimize.
+	Runtime time.Duration
+}
+
+// Result is the outcome of Minimize.
+type Result struct {
+	// X is the last point: feasible (MaxViolation), and no worse than x0 (up to Purify's
+	// rounding allowance of 1e-6·δ per move).
+	X []float64
+	// F is f(X) when Problem.Func is set, else NaN.
+	F float64
+	// Decrease is f(x0) − f(X), measured by Func or by integrating Grad.
+	Decrease float64
+	// Status says why Minimize stopped; only StatusCertified carries a certificate.
+	Status Status
+	// Delta and Radius are the δ and r of the certificate (or of the last escape).
+	Delta, Radius float64
+	// MaxViolation is the largest scaled violation max(0, âᵢ·X − b̂ᵢ) over the rows.
+	MaxViolation float64
+	// Confidence is the certificate's: 1 for the full path, 1 − Corner.FailProb for the
+	// corner path, 0 without a certificate.
+	Confidence float64
+	// Sigma is the σ the run used for a stochastic oracle: Settings.Stochastic.Sigma, or the
+	// estimate pooled over the run's oracle calls when that is 0. It is 0 for an exact
+	// oracle.
+	Sigma float64
+	// Stats counts the run's work.
+	Stats Stats
+}
