@@ -53,7 +53,8 @@ func benchmarkEscape(b *testing.B, d, k int, noPrune, reference bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	o.noPrune, o.referenceEscape = noPrune, reference
+	o.setNoPrune(noPrune)
+	o.setReferenceEscape(reference)
 	b.ReportAllocs()
 	var examined, fallbacks int
 	for b.Loop() {

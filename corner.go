@@ -8,7 +8,7 @@ import (
 )
 
 // method resolves MethodAuto for a point of dimension d.
-func (o *Optimizer) method(d int) Method { return o.s.methodFor(o.p.Hess != nil, d) }
+func (o *run) method(d int) Method { return o.s.methodFor(o.p.Hess != nil, d) }
 
 // Constants of the corner path.
 const (
@@ -35,7 +35,7 @@ const (
 // a power-iteration estimate of ‖∇²f(x)‖ from the differences (∇f(x + r·u) − ∇f(x))/r,
 // floored at δ/r² (below that no curvature of interest exists, and η = 1/L stays finite).
 // It costs lipIters gradient calls.
-func (o *Optimizer) lipschitz(x, g0 []float64, ev *evaluator, rng *rand.Rand) (float64, error) {
+func (o *run) lipschitz(x, g0 []float64, ev *evaluator, rng *rand.Rand) (float64, error) {
 	if o.s.Corner.L > 0 {
 		return o.s.Corner.L, nil
 	}
@@ -102,7 +102,7 @@ func (o *Optimizer) lipschitz(x, g0 []float64, ev *evaluator, rng *rand.Rand) (f
 //
 // or Settings.Corner.Iters, O(d·(t + |close rows|)) arithmetic per step, and at most
 // maxVerify decrease checks of 1 Func or 3 Grad calls. Memory O(d·k): no d×d matrix.
-func (o *Optimizer) cornerEscape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (*EscapeResult, error) {
+func (o *run) cornerEscape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (*EscapeResult, error) {
 	x = append([]float64(nil), x...)
 	d := len(x)
 	g0 := make([]float64, d)
@@ -166,7 +166,7 @@ func (o *Optimizer) cornerEscape(ctx context.Context, x []float64, ev *evaluator
 // for every examined subset, with the held rows, their orthonormal basis and the
 // projection p of x in the escaper.
 type cornerWalk struct {
-	o    *Optimizer
+	o    *run
 	e    *escaper
 	ev   *evaluator
 	rng  *rand.Rand
@@ -297,7 +297,7 @@ func (w *cornerWalk) visit() {
 // cornerCertifiable reports whether the checkable conditions of thm:copositive_case hold
 // at e.x: Settings.L given, CornerIters unset, ∇f(x) = g0 = 0 up to cornerGradTol, and
 // every row within r active at x (x is a corner of S ∩ B(x, r)).
-func (o *Optimizer) cornerCertifiable(e *escaper, g0 []float64) bool {
+func (o *run) cornerCertifiable(e *escaper, g0 []float64) bool {
 	if o.s.Corner.L == 0 || o.s.Corner.Iters != 0 || norm(g0)*o.r > cornerGradTol*o.s.Delta {
 		return false
 	}

@@ -33,7 +33,7 @@ const (
 //
 // The phase only moves fast between saddles; certificates still come from Escape, which
 // Minimize calls where the phase stops.
-func (o *Optimizer) descend(ctx context.Context, x []float64, ev *evaluator, st *Stats) ([]float64, float64, error) {
+func (o *run) descend(ctx context.Context, x []float64, ev *evaluator, st *Stats) ([]float64, float64, error) {
 	d := len(x)
 	x = append([]float64(nil), x...)
 	g := make([]float64, d)
@@ -70,7 +70,7 @@ func (o *Optimizer) descend(ctx context.Context, x []float64, ev *evaluator, st 
 		amax := o.c.ratioTest(x, dir, ws.in)
 		// Curvature along dir from one gradient difference (exact for quadratics).
 		dn := norm(dir)
-		h := o.hessStep(x) / dn
+		h := hessStep(o.s, o.r, x) / dn
 		xt := make([]float64, d)
 		for j := range xt {
 			xt[j] = x[j] + h*dir[j]

@@ -31,45 +31,6 @@ const (
 	ctxEvery = 16
 )
 
-// Escape runs one HoudiniEscape (alg:escaping_general_full) at the feasible point x: it
-// returns a move X ∈ S with ‖X − x‖ ≤ r and f(X) < f(x) − δ/3, or certifies x as a
-// δ-SOSP of the model, or says why it could do neither. It returns a *DimensionError,
-// *NonFiniteError or *InfeasibleError for a bad x, and a *NonFiniteError when an oracle
-// returns NaN or Inf. Cost: d+1 gradient calls (1 with Problem.Hess), one EigenSym of M
-// (order d), O(d²) per row pushed by the walk, then per examined subset of t rows a few
-// dozen t×t systems of cost O(d·t²) each and O(d²) per candidate (examineEigen), and up to
-// maxVerify decrease checks. A subset examineEigen cannot resolve with certainty
-// (EscapeResult.Fallbacks) costs what every subset cost before: one projection of M
-// (O(d²t)) and one EigenSym of order d − t.
-//
-// When Settings.Method is MethodCorner, or MethodAuto picks it (no Problem.Hess and
-// d ≥ AutoCornerDim), Escape runs HoudiniCorner (alg:matrix_copositivity) instead: gradients
-// only, no d×d matrix, and never a certificate; EscapeResult.Method says which ran.
-func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {
-	ev := &evaluator{p: o.p, stats: new(Stats), sto: o.sto}
-	if err := o.checkPoint(x, "x"); err != nil {
-		return nil, err
-	}
-	return o.escape(ctx, x, ev, newRand(o.s.Seed))
-}
-
-// checkPoint validates a point the user passes in.
-func (o *Optimizer) checkPoint(x []float64, what string) error {
-	if k, d := o.c.Dims(); k > 0 && len(x) != d {
-		return &DimensionError{What: what, Got: len(x), Want: d}
-	}
-	if len(x) == 0 {
-		return &DimensionError{What: what, Got: 0, Want: 1}
-	}
-	if i := allFinite(x); i >= 0 {
-		return &NonFiniteError{What: what, Index: i}
-	}
-	if e := o.c.infeasibility(x, o.s.FeasTol); e != nil {
-		return e
-	}
-	return nil
-}
-
 // candidate is a feasible point of S ∩ B(x, r) with the model's change q there.
 type candidate struct {
 	X      []float64
@@ -80,7 +41,7 @@ type candidate struct {
 
 // escaper holds the state of one escape's subset walk.
 type escaper struct {
-	o     *Optimizer
+	o     *run
 	c     *Constraints
 	mod   *quadModel
 	x     []float64
@@ -116,7 +77,7 @@ type escaper struct {
 	fallbacks int
 }
 
-func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (res *EscapeResult, err error) {
+func (o *run) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (res *EscapeResult, err error) {
 	before := *ev.stats
 	defer func() {
 		if res != nil {
@@ -130,7 +91,7 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 		return o.cornerEscape(ctx, x, ev, rng)
 	}
 	x = append([]float64(nil), x...)
-	mod, err := o.buildModel(x, ev, rng)
+	mod, err := buildModel(x, ev, rng, o.s, o.r)
 	if err != nil {
 		return nil, err
 	}
@@ -143,10 +104,10 @@ func (o *Optimizer) escape(ctx context.Context, x []float64, ev *evaluator, rng 
 	e.ps = [][]float64{x}
 	e.dist2 = []float64{0}
 	e.mhScratch = make([]float64, d)
-	if !o.noPrune {
+	if !o.test.noPrune {
 		e.holdForcedRows()
 	}
-	if !o.referenceEscape {
+	if !o.test.referenceEscape {
 		e.ebDepth = len(e.rows)
 		e.eb = e.newEigenbasis() // nil: the reference path examines every subset
 	}
@@ -202,7 +163,7 @@ const precisionFactor = 16
 // norm ‖v‖ turns into ε·‖v‖·(‖x‖ + |b̂ᵢ|) of f. When precisionFactor times their sum exceeds δ/6, neither a
 // move nor a certificate means anything — typically the iterates of an unbounded problem
 // have run off to ‖x‖ ≈ 1e15 — and the escape reports NumericalFailure instead.
-func (o *Optimizer) precisionLost(x, v []float64) bool {
+func (o *run) precisionLost(x, v []float64) bool {
 	scale := float64(len(x)) * o.r
 	if c := o.c; c != nil { // slacks only matter where there are rows
 		bmax := 0.0
@@ -345,7 +306,7 @@ func (e *escaper) walk(start int) {
 	e.examined++
 	if e.visit != nil {
 		e.visit() // the corner path has no model bound to prune with
-	} else if e.examine() >= math.Min(e.keep, e.qmin) && start < len(e.near) && !e.o.noPrune {
+	} else if e.examine() >= math.Min(e.keep, e.qmin) && start < len(e.near) && !e.o.test.noPrune {
 		e.pruned++ // relaxed bound: no subset below holds a candidate
 		return
 	}

@@ -152,8 +152,9 @@ func compareEscapes(t *testing.T, trial int, in pruneInstance, s Settings, noPru
 		t.Fatal(err)
 	}
 	or, _ := New(in.problem(), c, s)
-	of.noPrune, or.noPrune = noPrune, noPrune
-	or.referenceEscape = true
+	of.setNoPrune(noPrune)
+	or.setNoPrune(noPrune)
+	or.setReferenceEscape(true)
 	ctx := context.Background()
 	fast, err = of.Escape(ctx, in.x0)
 	if err != nil {

@@ -11,33 +11,14 @@ import (
 // the model's disagreement with f is reported as StatusModelMismatch.
 const minRadiusFraction = 0x1p-10
 
-// Minimize repeats Escape from the feasible point x0 until an escape certifies a δ-SOSP
-// or a limit is reached, and returns the last point. Every move is feasible and lowers f
-// by more than δ/3, so at most (f(x0) − inf f)/(δ/3) escapes are made. With
-// Settings.Purify a certified point is also moved to a wall of its face where f does not
-// rise (purify); each such move adds a row to the active set and is followed by an
-// escape, not by the descent phase, so at most k happen between two moving escapes, and
-// the run ends only at a certified point that admits none, or back at the last certified
-// point when it would end undecided right after a move.
-//
-// It returns a *DimensionError, *NonFiniteError or *InfeasibleError for a bad x0, and a
-// *NonFiniteError (with the point) when an oracle returns NaN or Inf; budgets, the
-// context and the callback end the run with a Status, not an error. When the model
-// promises a decrease that f does not deliver, Minimize halves the radius and retries
-// (at most 10 times, Stats.RadiusHalvings); Result.Radius is the r of the certificate. A run is
-// deterministic: the same Settings (Seed included) give bit-identical Results.
-func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error) {
+// minimize is Optimizer.Minimize from the checked point x0.
+func (o *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
 	start := time.Now()
-	if err := o.checkPoint(x0, "x0"); err != nil {
-		return nil, err
-	}
-	var st Stats
-	ev := &evaluator{p: o.p, stats: &st, sto: o.newStochastic(), maxGrad: o.s.MaxGradEvals}
-	rng := newRand(o.s.Seed)
+	ev, rng := o.ev, o.rng
+	st := ev.stats
 	x := append([]float64(nil), x0...)
 	res := &Result{Delta: o.s.Delta, F: math.NaN()}
 	r0 := o.r
-	defer func() { o.r = r0 }() // the halvings below last one run
 	status := StatusEscapeLimit
 	// undo is the point of the last certificate Purify moved away from, kept until an
 	// escape moves: when the run ends undecided before that (the escape at the purified
@@ -60,7 +41,7 @@ loop:
 		// Right after a purification the escape comes first: the move may have raised f
 		// by purifySlack·δ, a descent could take it back, and the two would cycle.
 		if !o.s.EscapesOnly && ev.sto == nil && undo == nil { // descent needs exact oracles
-			xd, dec, err := o.descend(ctx, x, ev, &st)
+			xd, dec, err := o.descend(ctx, x, ev, st)
 			x = xd
 			res.Decrease += dec
 			if errors.Is(err, errGradBudget) {
@@ -150,7 +131,7 @@ loop:
 		break loop
 	}
 	if undo != nil && status != StatusCertified && status != StatusCanceled && status != StatusCallback {
-		status = undo.restore(&x, res, o, &st)
+		status = undo.restore(&x, res, o, st)
 	}
 	res.Radius = o.r
 	if o.p.Func != nil {
@@ -168,7 +149,7 @@ loop:
 		res.MaxViolation = math.Max(0, v)
 	}
 	st.Runtime = time.Since(start)
-	res.Stats = st
+	res.Stats = *st
 	return res, nil
 }
 
@@ -182,7 +163,7 @@ type certifiedPoint struct {
 
 // restore returns the run to the certified point: X, Decrease, Confidence and the radius,
 // counting the undone move.
-func (c *certifiedPoint) restore(x *[]float64, res *Result, o *Optimizer, st *Stats) Status {
+func (c *certifiedPoint) restore(x *[]float64, res *Result, o *run, st *Stats) Status {
 	*x, res.Decrease, res.Confidence, o.r = c.x, c.decrease, c.confidence, c.radius
 	st.PurificationsUndone++
 	return StatusCertified

@@ -122,7 +122,7 @@ func TestPruningSound(t *testing.T) {
 			t.Fatal(err)
 		}
 		full, _ := New(in.problem(), c, s)
-		full.noPrune = true
+		full.setNoPrune(true)
 		ep, err := pruned.Escape(ctx, in.x0)
 		if err != nil {
 			t.Fatal(err)
@@ -151,12 +151,7 @@ func TestPruningSound(t *testing.T) {
 		if ep.Examined < ef.Examined {
 			prunedSomething++
 		}
-		e := &escaper{o: pruned, c: c, x: in.x0, r: pruned.r}
-		e.mod, _ = pruned.buildModel(in.x0, &evaluator{p: in.problem(), stats: new(Stats)}, newRand(0))
-		e.selectRows()
-		e.ps, e.dist2 = [][]float64{in.x0}, []float64{0}
-		e.holdForcedRows()
-		if e.forced > 0 {
+		if pruned.forcedRows(in.x0) > 0 {
 			forcedSomething++
 		}
 	}

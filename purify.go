@@ -38,7 +38,7 @@ const (
 // repeated purification ends at a vertex. purify returns the new point, whether it moved,
 // and f(x) − f(x′) (≥ −purifySlack·δ). It needs exact oracles; Minimize calls it only
 // then.
-func (o *Optimizer) purify(ctx context.Context, x []float64, ev *evaluator) ([]float64, bool, float64, error) {
+func (o *run) purify(ctx context.Context, x []float64, ev *evaluator) ([]float64, bool, float64, error) {
 	if o.c == nil || ctx.Err() != nil {
 		return nil, false, 0, nil // no wall to reach
 	}
@@ -53,7 +53,7 @@ func (o *Optimizer) purify(ctx context.Context, x []float64, ev *evaluator) ([]f
 	if err := ev.grad(g, x); err != nil {
 		return nil, false, 0, err
 	}
-	HZ, err := o.faceHessian(Z, x, g, ev)
+	HZ, err := faceHessian(Z, x, g, ev, o.s, o.r)
 	if err != nil {
 		return nil, false, 0, err
 	}
@@ -154,48 +154,4 @@ func freeBasis(ws *workingSet, d int) *mat.Dense {
 		}
 	}
 	return Z
-}
-
-// faceHessian returns H_Z = Zᵀ∇²f(x)Z: from Problem.Hess, else by forward gradient
-// differences along Z's columns with the step of hessStep, symmetrized.
-func (o *Optimizer) faceHessian(Z *mat.Dense, x, g []float64, ev *evaluator) (*mat.SymDense, error) {
-	d, m := Z.Dims()
-	var HZ mat.Dense
-	if o.p.Hess != nil {
-		H := mat.NewSymDense(d, nil)
-		if err := ev.hess(H, x); err != nil {
-			return nil, err
-		}
-		var HZc mat.Dense
-		HZc.Mul(H, Z)
-		HZ.Mul(Z.T(), &HZc)
-	} else {
-		theta := o.hessStep(x)
-		D := mat.NewDense(d, m, nil)
-		xt := make([]float64, d)
-		gt := make([]float64, d)
-		for c := 0; c < m; c++ {
-			for j := range xt {
-				xt[j] = x[j] + theta*Z.At(j, c)
-			}
-			if err := ev.grad(gt, xt); err != nil {
-				return nil, err
-			}
-			for j := range gt {
-				D.Set(j, c, (gt[j]-g[j])/theta)
-			}
-		}
-		HZ.Mul(Z.T(), D)
-	}
-	S := mat.NewSymDense(m, nil)
-	for i := 0; i < m; i++ {
-		for j := i; j < m; j++ {
-			v := 0.5 * (HZ.At(i, j) + HZ.At(j, i))
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, &NonFiniteError{What: "face Hessian", Index: i*m + j, X: append([]float64(nil), x...)}
-			}
-			S.SetSym(i, j, v)
-		}
-	}
-	return S, nil
 }

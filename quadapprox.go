@@ -7,6 +7,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// stochasticHessStep·r/√d is the default θ of alg:escaping_general_full with a
+// stochastic oracle (θ = Θ(r/√d)): the VRSG errors are divided by θ, so θ is as large as
+// the truncation error ρθ·√d·r²/2 = δ/4 of lem:stochastic-approximation allows.
+const stochasticHessStep = 0.5
+
 // quadModel is the quadratic model of alg:escaping_general_full (lines
 // line:quad_approx_start–line:quad_approx_end) at x:
 //
@@ -29,22 +34,23 @@ func (m *quadModel) value(h []float64) float64 {
 // else min(r/√d, √ε·max(1, ‖x‖∞)). The paper's Θ(r/√d) bounds the truncation error
 // ρθ of each column; for exact gradients a smaller θ only lowers it, down to the
 // step √ε·scale that balances it against the rounding error ε‖∇f‖/θ.
-func (o *Optimizer) hessStep(x []float64) float64 {
-	if o.s.Full.HessStep > 0 {
-		return o.s.Full.HessStep
+func hessStep(s *Settings, r float64, x []float64) float64 {
+	if s.Full.HessStep > 0 {
+		return s.Full.HessStep
 	}
 	scale := 1.0
 	for _, xi := range x {
 		scale = math.Max(scale, math.Abs(xi))
 	}
-	return math.Min(o.r/math.Sqrt(float64(len(x))), math.Sqrt(eps)*scale)
+	return math.Min(r/math.Sqrt(float64(len(x))), math.Sqrt(eps)*scale)
 }
 
-// buildModel evaluates the oracles at x and returns the perturbed model. It returns a
-// *NonFiniteError when an oracle returns NaN or Inf.
-func (o *Optimizer) buildModel(x []float64, ev *evaluator, rng *rand.Rand) (*quadModel, error) {
-	if ev.sto != nil && ev.sto.grad {
-		return o.buildStochasticModel(x, ev, rng)
+// buildModel evaluates the oracles at x and returns the perturbed model for the radius r
+// and the validated settings s. It returns a *NonFiniteError when an oracle returns NaN or
+// Inf.
+func buildModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float64) (*quadModel, error) {
+	if ev.stochasticGrad() {
+		return buildStochasticModel(x, ev, rng, s, r)
 	}
 	d := len(x)
 	g := make([]float64, d)
@@ -52,34 +58,34 @@ func (o *Optimizer) buildModel(x []float64, ev *evaluator, rng *rand.Rand) (*qua
 		return nil, err
 	}
 	M := mat.NewSymDense(d, nil)
-	if o.p.Hess != nil {
+	if ev.p.Hess != nil {
 		if err := ev.hess(M, x); err != nil {
 			return nil, err
 		}
 	} else {
-		theta := o.hessStep(x)
+		theta := hessStep(s, r, x)
 		if err := fdHessian(M, x, g, theta, ev.grad); err != nil {
 			return nil, err
 		}
 	}
 	v := append([]float64(nil), g...)
-	o.perturb(v, M, rng)
+	perturb(v, M, rng, s, r)
 	return finiteModel(&quadModel{v: v, M: M}, x)
 }
 
 // perturb adds the noises of alg:escaping_general_full to the model: ζ ~ N(0, s²I) with
 // s = ξδ/(r√d) to v and γI with γ ~ U[−ξδ/r², ξδ/r²] to M. Nothing when ξ = 0.
-func (o *Optimizer) perturb(v []float64, M *mat.SymDense, rng *rand.Rand) {
-	xiN := o.s.Full.Noise
+func perturb(v []float64, M *mat.SymDense, rng *rand.Rand, s *Settings, r float64) {
+	xiN := s.Full.Noise
 	if xiN <= 0 {
 		return
 	}
 	d := len(v)
-	sd := xiN * o.s.Delta / (o.r * math.Sqrt(float64(d)))
+	sd := xiN * s.Delta / (r * math.Sqrt(float64(d)))
 	for i := range v {
 		v[i] += sd * rng.NormFloat64()
 	}
-	gamma := (2*rng.Float64() - 1) * xiN * o.s.Delta / (o.r * o.r)
+	gamma := (2*rng.Float64() - 1) * xiN * s.Delta / (r * r)
 	for i := 0; i < d; i++ {
 		M.SetSym(i, i, M.At(i, i)+gamma)
 	}
@@ -99,12 +105,12 @@ func (o *Optimizer) perturb(v []float64, M *mat.SymDense, rng *rand.Rand) {
 // already meets v's accuracy and is reused instead of a third estimate at x.
 // With Problem.Hess, M is the given Hessian and only v is estimated.
 // Cost: (d+1)·K·M calls with K = ⌈9σ²/σ̃_H²⌉, M = ⌈ln(d/ε)/0.464⌉ (see vrsgSizes).
-func (o *Optimizer) buildStochasticModel(x []float64, ev *evaluator, rng *rand.Rand) (*quadModel, error) {
+func buildStochasticModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float64) (*quadModel, error) {
 	d := len(x)
-	tolV := o.s.Stochastic.GradAccuracy * o.s.Delta / o.r
+	tolV := s.Stochastic.GradAccuracy * s.Delta / r
 	M := mat.NewSymDense(d, nil)
 	g := make([]float64, d)
-	if o.p.Hess != nil {
+	if ev.p.Hess != nil {
 		if err := ev.vrsg(g, x, tolV); err != nil {
 			return nil, err
 		}
@@ -112,11 +118,11 @@ func (o *Optimizer) buildStochasticModel(x []float64, ev *evaluator, rng *rand.R
 			return nil, err
 		}
 	} else {
-		theta := o.s.Full.HessStep
+		theta := s.Full.HessStep
 		if theta == 0 {
-			theta = stochasticHessStep * o.r / math.Sqrt(float64(d))
+			theta = stochasticHessStep * r / math.Sqrt(float64(d))
 		}
-		tolH := o.s.Stochastic.HessAccuracy * o.s.Delta * theta / (math.Sqrt(float64(d)) * o.r * o.r)
+		tolH := s.Stochastic.HessAccuracy * s.Delta * theta / (math.Sqrt(float64(d)) * r * r)
 		if err := ev.vrsg(g, x, tolH); err != nil {
 			return nil, err
 		}
@@ -130,7 +136,7 @@ func (o *Optimizer) buildStochasticModel(x []float64, ev *evaluator, rng *rand.R
 		}
 	}
 	v := append([]float64(nil), g...)
-	o.perturb(v, M, rng)
+	perturb(v, M, rng, s, r)
 	return finiteModel(&quadModel{v: v, M: M}, x)
 }
 
@@ -185,4 +191,48 @@ func finiteModel(m *quadModel, x []float64) (*quadModel, error) {
 		}
 	}
 	return m, nil
+}
+
+// faceHessian returns H_Z = Zᵀ∇²f(x)Z: from Problem.Hess, else by forward gradient
+// differences along Z's columns with the step of hessStep, symmetrized.
+func faceHessian(Z *mat.Dense, x, g []float64, ev *evaluator, s *Settings, r float64) (*mat.SymDense, error) {
+	d, m := Z.Dims()
+	var HZ mat.Dense
+	if ev.p.Hess != nil {
+		H := mat.NewSymDense(d, nil)
+		if err := ev.hess(H, x); err != nil {
+			return nil, err
+		}
+		var HZc mat.Dense
+		HZc.Mul(H, Z)
+		HZ.Mul(Z.T(), &HZc)
+	} else {
+		theta := hessStep(s, r, x)
+		D := mat.NewDense(d, m, nil)
+		xt := make([]float64, d)
+		gt := make([]float64, d)
+		for c := 0; c < m; c++ {
+			for j := range xt {
+				xt[j] = x[j] + theta*Z.At(j, c)
+			}
+			if err := ev.grad(gt, xt); err != nil {
+				return nil, err
+			}
+			for j := range gt {
+				D.Set(j, c, (gt[j]-g[j])/theta)
+			}
+		}
+		HZ.Mul(Z.T(), D)
+	}
+	S := mat.NewSymDense(m, nil)
+	for i := 0; i < m; i++ {
+		for j := i; j < m; j++ {
+			v := 0.5 * (HZ.At(i, j) + HZ.At(j, i))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, &NonFiniteError{What: "face Hessian", Index: i*m + j, X: append([]float64(nil), x...)}
+			}
+			S.SetSym(i, j, v)
+		}
+	}
+	return S, nil
 }

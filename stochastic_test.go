@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -297,4 +298,39 @@ func TestStochasticDeterministic(t *testing.T) {
 		t.Errorf("σ estimate %g, want 0.3 ± 0.05", a.Sigma)
 	}
 	t.Logf("status %v, σ̂ = %.4f, %d escapes, %d oracle calls, %d VRSG estimates", a.Status, a.Sigma, a.Stats.Escapes, a.Stats.GradEvals, a.Stats.GradEstimates)
+}
+
+// TestStochasticEscapeRepeatable: two identical stochastic Escape calls on one Optimizer
+// (σ estimated from the oracle, the oracle re-seeded before each call) return
+// bit-identical results: no state of one call, such as the pooled σ estimate, leaks into
+// the next.
+func TestStochasticEscapeRepeatable(t *testing.T) {
+	for _, noisyFunc := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		q, x, _ := saddleInstance(rng, 2, 1, 0.4)
+		q.sigma, q.fsd = 0.3, 0.3
+		o, err := New(q.problem(noisyFunc), unitBox(2), Settings{Delta: 0.2, Radius: 1,
+			Stochastic: StochasticSettings{Grad: true, NoisyFunc: noisyFunc}, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		escape := func() *EscapeResult {
+			q.reset(42)
+			e, err := o.Escape(context.Background(), x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		}
+		a, b := escape(), escape()
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("noisyFunc %v: the calls differ:\n%+v\n%+v", noisyFunc, a, b)
+		}
+		for i := range a.X {
+			if math.Float64bits(a.X[i]) != math.Float64bits(b.X[i]) {
+				t.Fatalf("noisyFunc %v: X differs at %d: %v vs %v", noisyFunc, i, a.X, b.X)
+			}
+		}
+		t.Logf("noisyFunc %v: found %v, %d gradient and %d function calls, both times", noisyFunc, a.Found, a.GradEvals, a.FuncEvals)
+	}
 }

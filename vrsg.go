@@ -150,14 +150,14 @@ func medianOfMeans(out []float64, K, M int, sample func(dst []float64) error, ac
 // < 0, tol ≤ 0 or failProb ∉ (0, 1), a *DimensionError for an empty x and a
 // *NonFiniteError when grad returns NaN or Inf.
 func VRSG(grad func(g, x []float64), x []float64, sigma, tol, failProb float64) (g []float64, calls int, err error) {
-	switch {
-	case !(sigma >= 0) || math.IsInf(sigma, 1):
-		return nil, 0, &SettingsError{Field: "sigma", Reason: "must be nonnegative and finite"}
-	case !(tol > 0) || math.IsInf(tol, 1):
-		return nil, 0, &SettingsError{Field: "tol", Reason: "must be positive and finite"}
-	case !(failProb > 0 && failProb < 1):
-		return nil, 0, &SettingsError{Field: "failProb", Reason: "must be in (0, 1)"}
-	case len(x) == 0:
+	if err := firstInvalid(
+		settingCheck{"sigma", nonnegFinite(sigma), whyNonneg},
+		settingCheck{"tol", posFinite(tol), whyPositive},
+		settingCheck{"failProb", failProb > 0 && failProb < 1, whyProb},
+	); err != nil {
+		return nil, 0, err
+	}
+	if len(x) == 0 {
 		return nil, 0, &DimensionError{What: "x", Got: 0, Want: 1}
 	}
 	K, M := vrsgSizes(sigma, tol, len(x), failProb)
@@ -174,156 +174,4 @@ func VRSG(grad func(g, x []float64), x []float64, sigma, tol, failProb float64) 
 		return nil, calls, err
 	}
 	return g, calls, nil
-}
-
-// Fixed accuracies of the stochastic mode.
-const (
-	// decreaseAccuracy·δ is the accuracy τ of a stochastic decrease test. Moves are
-	// accepted when D̂ − τ > δ/3; with the model within δ/2 of f, an escape the model
-	// rates at ≥ δ/3 + δ/2 + 2τ below f(x) passes w.h.p.
-	decreaseAccuracy = 1.0 / 6
-	// stochasticHessStep·r/√d is the default θ of alg:escaping_general_full with a
-	// stochastic oracle (θ = Θ(r/√d)): the VRSG errors are divided by θ, so θ is as large
-	// as the truncation error ρθ·√d·r²/2 = δ/4 of lem:stochastic-approximation allows.
-	stochasticHessStep = 0.5
-	// funcAverage calls of a noisy Func are averaged for Result.F.
-	funcAverage = 64
-)
-
-// stochastic is the state of a run whose Grad is stochastic or whose Func is noisy.
-type stochastic struct {
-	grad     bool    // Grad is stochastic
-	fun      bool    // Func is set and noisy
-	sigma    float64 // Settings.Sigma; 0: use est
-	failProb float64
-	delta    float64
-	est      scatter // pooled empirical variance of Grad
-}
-
-// newStochastic returns fresh stochastic state, or nil when the oracles are exact.
-func (o *Optimizer) newStochastic() *stochastic {
-	if !o.s.Stochastic.Grad && !(o.s.Stochastic.NoisyFunc && o.p.Func != nil) {
-		return nil
-	}
-	return &stochastic{
-		grad:     o.s.Stochastic.Grad,
-		fun:      o.s.Stochastic.NoisyFunc && o.p.Func != nil,
-		sigma:    o.s.Stochastic.Sigma,
-		failProb: o.s.Stochastic.FailProb,
-		delta:    o.s.Delta,
-	}
-}
-
-// sigmaAt returns σ for the stochastic Grad: Settings.Sigma, else the pooled estimate,
-// seeded by sigmaPilot calls at x when there is no data yet.
-func (ev *evaluator) sigmaAt(x []float64) (float64, error) {
-	s := ev.sto
-	if s.sigma > 0 {
-		return s.sigma, nil
-	}
-	if s.est.dof == 0 {
-		g := make([]float64, len(x))
-		err := medianOfMeans(g, sigmaPilot, 1, func(dst []float64) error { return ev.grad(dst, x) }, &s.est)
-		if err != nil {
-			return 0, err
-		}
-	}
-	return s.est.sigma(), nil
-}
-
-// sigmaEstimate returns the σ in use (Result.Sigma), 0 for an exact Grad.
-func (ev *evaluator) sigmaEstimate() float64 {
-	if ev.sto == nil || !ev.sto.grad {
-		return 0
-	}
-	if ev.sto.sigma > 0 {
-		return ev.sto.sigma
-	}
-	return ev.sto.est.sigma()
-}
-
-// vrsg writes into g the VRSG estimate of ∇f(x) to accuracy tol (alg:vrsg), or the
-// exact gradient from one call when Grad is exact. When σ is estimated, the calls'
-// scatter refines the estimate.
-func (ev *evaluator) vrsg(g, x []float64, tol float64) error {
-	if ev.sto == nil || !ev.sto.grad {
-		return ev.grad(g, x)
-	}
-	sigma, err := ev.sigmaAt(x)
-	if err != nil {
-		return err
-	}
-	K, M := vrsgSizes(sigma, tol, len(x), ev.sto.failProb)
-	ev.stats.GradEstimates++
-	var acc *scatter
-	if ev.sto.sigma == 0 {
-		acc = &ev.sto.est
-	}
-	return medianOfMeans(g, K, M, func(dst []float64) error { return ev.grad(dst, x) }, acc)
-}
-
-// glWeight2 is Σₖ wₖ² of the Gauss–Legendre weights: one sample of the quadrature
-// −Σₖ wₖ g(zₖ)·h has variance at most glWeight2·σ²‖h‖².
-var glWeight2 = glWeights[0]*glWeights[0] + glWeights[1]*glWeights[1] + glWeights[2]*glWeights[2]
-
-// stochasticGradDecrease estimates f(x) − f(y) = −∫₀¹ ∇f(x + s(y − x))·(y − x) ds with a
-// stochastic Grad: each sample is the 3-point Gauss–Legendre sum of one oracle call per
-// node (an unbiased estimate of the integral for a quadratic f, and to quadrature
-// accuracy otherwise), and the samples are combined by the median of means
-// (fact:median_trick with d = 1) to accuracy τ = decreaseAccuracy·δ except with
-// probability FailProb. Estimating the scalar directly rather than three gradient
-// vectors avoids a factor d in the calls. Cost 3·K·M calls, K = ⌈9·σ²‖h‖²Σwₖ²/τ²⌉.
-func (ev *evaluator) stochasticGradDecrease(b decreaseBase, y []float64) (float64, error) {
-	sigma, err := ev.sigmaAt(b.x)
-	if err != nil {
-		return 0, err
-	}
-	h := sub(y, b.x)
-	tau := decreaseAccuracy * ev.sto.delta
-	K, M := vrsgSizes(sigma*norm(h)*math.Sqrt(glWeight2), tau, 1, ev.sto.failProb)
-	z := make([]float64, len(y))
-	g := make([]float64, len(y))
-	out := []float64{0}
-	err = medianOfMeans(out, K, M, func(dst []float64) error {
-		integral := 0.0
-		for k, s := range glNodes {
-			for j := range z {
-				z[j] = b.x[j] + s*h[j]
-			}
-			if err := ev.grad(g, z); err != nil {
-				return err
-			}
-			integral += glWeights[k] * dot(g, h)
-		}
-		dst[0] = -integral
-		return nil
-	}, nil)
-	return out[0], err
-}
-
-// noisyFuncDecrease estimates f(x) − f(y) from a noisy Func: the variance of a paired
-// difference f̂(x) − f̂(y) is estimated from sigmaPilot pairs, and the median of means
-// of further pairs reaches accuracy τ = decreaseAccuracy·δ except with probability
-// FailProb (given that variance). Cost 2·(sigmaPilot + K·M) calls.
-func (ev *evaluator) noisyFuncDecrease(b decreaseBase, y []float64) (float64, error) {
-	pair := func(dst []float64) error {
-		fx, err := ev.fun(b.x)
-		if err != nil {
-			return err
-		}
-		fy, err := ev.fun(y)
-		if err != nil {
-			return err
-		}
-		dst[0] = fx - fy
-		return nil
-	}
-	var pilot scatter
-	out := []float64{0}
-	if err := medianOfMeans(out, sigmaPilot, 1, pair, &pilot); err != nil {
-		return 0, err
-	}
-	K, M := vrsgSizes(pilot.sigma(), decreaseAccuracy*ev.sto.delta, 1, ev.sto.failProb)
-	err := medianOfMeans(out, K, M, pair, nil)
-	return out[0], err
 }

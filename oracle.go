@@ -1,0 +1,318 @@
+package houdini
+
+import (
+	"errors"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The oracle layer: evaluator calls Problem's oracles for one run, counts the calls,
+// enforces MaxGradEvals, turns NaN or Inf into errors and measures decreases, exactly or,
+// for stochastic oracles, by the tests of the stochastic escape (which use the VRSG
+// estimator of vrsg.go).
+
+// Constants of the stochastic oracle.
+const (
+	// decreaseAccuracy·δ is the accuracy τ of a stochastic decrease test. Moves are
+	// accepted when D̂ − τ > δ/3; with the model within δ/2 of f, an escape the model
+	// rates at ≥ δ/3 + δ/2 + 2τ below f(x) passes w.h.p.
+	decreaseAccuracy = 1.0 / 6
+	// funcAverage calls of a noisy Func are averaged for Result.F.
+	funcAverage = 64
+)
+
+// evaluator calls the oracles of one run (one Escape or Minimize call), counts the calls
+// in stats and turns NaN or Inf into a *NonFiniteError carrying the point.
+type evaluator struct {
+	p     Problem
+	stats *Stats
+	sto   *stochastic // nil: Grad and Func are exact
+	// maxGrad, when positive, is Settings.MaxGradEvals: a call past it returns
+	// errGradBudget instead of calling Grad.
+	maxGrad int
+}
+
+// errGradBudget ends Minimize with StatusEvalLimit wherever the budget runs out, inside
+// an escape included; it never reaches the caller.
+var errGradBudget = errors.New("houdini: MaxGradEvals reached")
+
+// newEvaluator returns the evaluator of one run of p with the validated settings s: fresh
+// counts and fresh stochastic state, so that no call sees another's. maxGrad is the
+// gradient budget (0: none).
+func newEvaluator(p Problem, s *Settings, maxGrad int) *evaluator {
+	ev := &evaluator{p: p, stats: new(Stats), maxGrad: maxGrad}
+	st := &s.Stochastic
+	if st.Grad || (st.NoisyFunc && p.Func != nil) {
+		ev.sto = &stochastic{
+			grad:     st.Grad,
+			fun:      st.NoisyFunc && p.Func != nil,
+			sigma:    st.Sigma,
+			failProb: st.FailProb,
+			delta:    s.Delta,
+		}
+	}
+	return ev
+}
+
+// stochasticGrad reports whether Grad is stochastic.
+func (ev *evaluator) stochasticGrad() bool { return ev.sto != nil && ev.sto.grad }
+
+func (ev *evaluator) grad(g, x []float64) error {
+	if ev.maxGrad > 0 && ev.stats.GradEvals >= ev.maxGrad {
+		return errGradBudget
+	}
+	ev.stats.GradEvals++
+	ev.p.Grad(g, x)
+	if i := allFinite(g); i >= 0 {
+		return &NonFiniteError{What: "Grad", Index: i, X: append([]float64(nil), x...)}
+	}
+	return nil
+}
+
+func (ev *evaluator) hess(h *mat.SymDense, x []float64) error {
+	ev.stats.HessEvals++
+	ev.p.Hess(h, x)
+	n := h.SymmetricDim()
+	if n != len(x) {
+		return &DimensionError{What: "the matrix Hess left", Got: n, Want: len(x)}
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if v := h.At(i, j); v != v || v-v != 0 { // NaN or ±Inf
+				return &NonFiniteError{What: "Hess", Index: i*n + j, X: append([]float64(nil), x...)}
+			}
+		}
+	}
+	return nil
+}
+
+func (ev *evaluator) fun(x []float64) (float64, error) {
+	ev.stats.FuncEvals++
+	f := ev.p.Func(x)
+	if f != f || f-f != 0 {
+		return 0, &NonFiniteError{What: "Func", Index: -1, X: append([]float64(nil), x...)}
+	}
+	return f, nil
+}
+
+// decreaseBase is what decrease measures from: f(x) when Func is set, else x and ∇f(x).
+type decreaseBase struct {
+	x []float64
+	f float64
+}
+
+// startDecrease prepares decrease checks from x.
+func (ev *evaluator) startDecrease(x []float64) (decreaseBase, error) {
+	b := decreaseBase{x: x}
+	if ev.p.Func != nil && (ev.sto == nil || !ev.sto.fun) {
+		f, err := ev.fun(x)
+		if err != nil {
+			return b, err
+		}
+		b.f = f
+	}
+	return b, nil
+}
+
+// Gauss–Legendre nodes on [0, 1] and weights, 3 points: exact for integrands of degree
+// ≤ 5, so for f of degree ≤ 6 along the segment, a quadratic's with one node to spare.
+var (
+	glNodes   = [3]float64{0.5 - 0.3872983346207417, 0.5, 0.5 + 0.3872983346207417}
+	glWeights = [3]float64{5.0 / 18, 8.0 / 18, 5.0 / 18}
+)
+
+// glIntegral returns the 3-point Gauss–Legendre sum Σₖ wₖ ∇f(x + sₖh)·h ≈ f(x + h) − f(x)
+// (3 gradient calls); z and g are scratch of length len(x).
+func (ev *evaluator) glIntegral(x, h, z, g []float64) (float64, error) {
+	integral := 0.0
+	for k, s := range glNodes {
+		for j := range z {
+			z[j] = x[j] + s*h[j]
+		}
+		if err := ev.grad(g, z); err != nil {
+			return 0, err
+		}
+		integral += glWeights[k] * dot(g, h)
+	}
+	return integral, nil
+}
+
+// decrease returns f(x) − f(y): by Func when set, else as −∫₀¹ ∇f(x + s(y − x))·(y − x) ds
+// by 3-point Gauss–Legendre (3 gradient calls).
+func (ev *evaluator) decrease(b decreaseBase, y []float64) (float64, error) {
+	if ev.p.Func != nil {
+		fy, err := ev.fun(y)
+		if err != nil {
+			return 0, err
+		}
+		return b.f - fy, nil
+	}
+	integral, err := ev.glIntegral(b.x, sub(y, b.x), make([]float64, len(y)), make([]float64, len(y)))
+	if err != nil {
+		return 0, err
+	}
+	return -integral, nil
+}
+
+// verify measures the decrease f(x) − f(y) of a candidate y and reports whether it
+// exceeds need, counting a refusal in Stats.Rejected. With exact oracles that is
+// decrease > need. With a stochastic Grad and no Func, or a noisy Func, the decrease is
+// a median-of-means estimate D̂ with |D̂ − D| ≤ τ = δ/6 except with probability
+// FailProb, and y is accepted only when D̂ − τ > need: a move is never accepted on an
+// estimate that does not show a significant decrease.
+func (ev *evaluator) verify(b decreaseBase, y []float64, need float64) (dec float64, ok bool, err error) {
+	sto := ev.sto
+	switch {
+	case sto != nil && sto.fun:
+		dec, err = ev.noisyFuncDecrease(b, y)
+		ok = dec-decreaseAccuracy*sto.delta > need
+	case sto != nil && sto.grad && ev.p.Func == nil:
+		dec, err = ev.stochasticGradDecrease(b, y)
+		ok = dec-decreaseAccuracy*sto.delta > need
+	default:
+		dec, err = ev.decrease(b, y)
+		ok = dec > need
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if !ok {
+		ev.stats.Rejected++
+	}
+	return dec, ok, nil
+}
+
+// value returns f(x) for Result.F: one call, or the mean of funcAverage calls of a noisy
+// Func.
+func (ev *evaluator) value(x []float64) (float64, error) {
+	if ev.sto == nil || !ev.sto.fun {
+		return ev.fun(x)
+	}
+	sum := 0.0
+	for i := 0; i < funcAverage; i++ {
+		f, err := ev.fun(x)
+		if err != nil {
+			return 0, err
+		}
+		sum += f
+	}
+	return sum / funcAverage, nil
+}
+
+// stochastic is the state of a run whose Grad is stochastic or whose Func is noisy. It
+// belongs to one call (newEvaluator): the pooled σ estimate of one Escape never leaks
+// into another's.
+type stochastic struct {
+	grad     bool    // Grad is stochastic
+	fun      bool    // Func is set and noisy
+	sigma    float64 // Settings.Stochastic.Sigma; 0: use est
+	failProb float64
+	delta    float64
+	est      scatter // pooled empirical variance of Grad
+}
+
+// sigmaAt returns σ for the stochastic Grad: Settings.Sigma, else the pooled estimate,
+// seeded by sigmaPilot calls at x when there is no data yet.
+func (ev *evaluator) sigmaAt(x []float64) (float64, error) {
+	s := ev.sto
+	if s.sigma > 0 {
+		return s.sigma, nil
+	}
+	if s.est.dof == 0 {
+		g := make([]float64, len(x))
+		err := medianOfMeans(g, sigmaPilot, 1, func(dst []float64) error { return ev.grad(dst, x) }, &s.est)
+		if err != nil {
+			return 0, err
+		}
+	}
+	return s.est.sigma(), nil
+}
+
+// sigmaEstimate returns the σ in use (Result.Sigma), 0 for an exact Grad.
+func (ev *evaluator) sigmaEstimate() float64 {
+	if ev.sto == nil || !ev.sto.grad {
+		return 0
+	}
+	if ev.sto.sigma > 0 {
+		return ev.sto.sigma
+	}
+	return ev.sto.est.sigma()
+}
+
+// vrsg writes into g the VRSG estimate of ∇f(x) to accuracy tol (alg:vrsg), or the
+// exact gradient from one call when Grad is exact. When σ is estimated, the calls'
+// scatter refines the estimate.
+func (ev *evaluator) vrsg(g, x []float64, tol float64) error {
+	if ev.sto == nil || !ev.sto.grad {
+		return ev.grad(g, x)
+	}
+	sigma, err := ev.sigmaAt(x)
+	if err != nil {
+		return err
+	}
+	K, M := vrsgSizes(sigma, tol, len(x), ev.sto.failProb)
+	ev.stats.GradEstimates++
+	var acc *scatter
+	if ev.sto.sigma == 0 {
+		acc = &ev.sto.est
+	}
+	return medianOfMeans(g, K, M, func(dst []float64) error { return ev.grad(dst, x) }, acc)
+}
+
+// glWeight2 is Σₖ wₖ² of the Gauss–Legendre weights: one sample of the quadrature
+// −Σₖ wₖ g(zₖ)·h has variance at most glWeight2·σ²‖h‖².
+var glWeight2 = glWeights[0]*glWeights[0] + glWeights[1]*glWeights[1] + glWeights[2]*glWeights[2]
+
+// stochasticGradDecrease estimates f(x) − f(y) = −∫₀¹ ∇f(x + s(y − x))·(y − x) ds with a
+// stochastic Grad: each sample is the 3-point Gauss–Legendre sum of one oracle call per
+// node (an unbiased estimate of the integral for a quadratic f, and to quadrature
+// accuracy otherwise), and the samples are combined by the median of means
+// (fact:median_trick with d = 1) to accuracy τ = decreaseAccuracy·δ except with
+// probability FailProb. Estimating the scalar directly rather than three gradient
+// vectors avoids a factor d in the calls. Cost 3·K·M calls, K = ⌈9·σ²‖h‖²Σwₖ²/τ²⌉.
+func (ev *evaluator) stochasticGradDecrease(b decreaseBase, y []float64) (float64, error) {
+	sigma, err := ev.sigmaAt(b.x)
+	if err != nil {
+		return 0, err
+	}
+	h := sub(y, b.x)
+	tau := decreaseAccuracy * ev.sto.delta
+	K, M := vrsgSizes(sigma*norm(h)*math.Sqrt(glWeight2), tau, 1, ev.sto.failProb)
+	z := make([]float64, len(y))
+	g := make([]float64, len(y))
+	out := []float64{0}
+	err = medianOfMeans(out, K, M, func(dst []float64) error {
+		integral, err := ev.glIntegral(b.x, h, z, g)
+		dst[0] = -integral
+		return err
+	}, nil)
+	return out[0], err
+}
+
+// noisyFuncDecrease estimates f(x) − f(y) from a noisy Func: the variance of a paired
+// difference f̂(x) − f̂(y) is estimated from sigmaPilot pairs, and the median of means
+// of further pairs reaches accuracy τ = decreaseAccuracy·δ except with probability
+// FailProb (given that variance). Cost 2·(sigmaPilot + K·M) calls.
+func (ev *evaluator) noisyFuncDecrease(b decreaseBase, y []float64) (float64, error) {
+	pair := func(dst []float64) error {
+		fx, err := ev.fun(b.x)
+		if err != nil {
+			return err
+		}
+		fy, err := ev.fun(y)
+		if err != nil {
+			return err
+		}
+		dst[0] = fx - fy
+		return nil
+	}
+	var pilot scatter
+	out := []float64{0}
+	if err := medianOfMeans(out, sigmaPilot, 1, pair, &pilot); err != nil {
+		return 0, err
+	}
+	K, M := vrsgSizes(pilot.sigma(), decreaseAccuracy*ev.sto.delta, 1, ev.sto.failProb)
+	err := medianOfMeans(out, K, M, pair, nil)
+	return out[0], err
+}
