@@ -251,13 +251,3 @@ func (c *Constraints) empty() bool {
 	}
 	return phaseOne(A, b) == lpInfeasible
 }
-
-// sumNorm returns ‖x + y‖₂.
-func sumNorm(x, y []float64) float64 {
-	s := 0.0
-	for i := range x {
-		v := x[i] + y[i]
-		s += v * v
-	}
-	return math.Sqrt(s)
-}

@@ -11,20 +11,10 @@ import (
 
 // Guards of the subset walk.
 const (
-	// rankTol: a unit row whose component orthogonal to the rows already held is
-	// shorter than rankTol is dependent on them; its hyperplane either contains the
-	// current affine set or misses it, and neither changes the walk (see walk).
-	rankTol = 1e-10
-	// nearMargin widens "within r" for choosing rows, so rounding never drops a row
-	// whose hyperplane touches the ball; extra rows cost time, not correctness.
-	nearMargin = 1e-9
 	// repairTol: a candidate violating rows by at most repairTol·r is projected onto
 	// those rows' hyperplanes (with the subset's); a larger violation is a candidate
 	// outside S′ and is dropped.
 	repairTol = 1e-7
-	// orthoTol: in holdForcedRows, aₗᵀaᵢ ≤ orthoTol counts as nonpositive, absorbing the
-	// rounding of rows meant orthogonal (a rotated box).
-	orthoTol = 1e-12
 	// maxVerify candidates with the lowest model values are checked on f.
 	maxVerify = 4
 	// ctxEvery: the context is polled every ctxEvery subsets.
@@ -166,59 +156,15 @@ const precisionFactor = 16
 func (o *run) precisionLost(x, v []float64) bool {
 	scale := float64(len(x)) * o.r
 	if c := o.c; c != nil { // slacks only matter where there are rows
-		bmax := 0.0
-		for _, b := range c.b {
-			bmax = math.Max(bmax, math.Abs(b))
-		}
-		scale += norm(x) + bmax
+		scale += norm(x) + c.maxOffset()
 	}
 	noise := precisionFactor * eps * norm(v) * scale
 	return !(noise <= o.s.Delta/6)
 }
 
-// selectRows lists the rows whose hyperplanes come within r of x. Rows farther away are
-// strictly satisfied on all of B(x, r), so no subset containing them has an affine set
-// meeting the ball, and no candidate can violate them.
-//
-// A row parallel to an earlier one (Constraints.findTwins) is left out of the subsets
-// only when that is exact on the ball, where ‖z‖ ≤ R = ‖x‖ + r, with Δa = ‖âᵢ ∓ âⱼ‖:
-//   - a twin (same hyperplane up to orientation) when |b̂ᵢ ∓ b̂ⱼ| + Δa·R is within row i's
-//     tolerance: holding row j holds row i on the ball;
-//   - a loose row (same orientation, larger offset) when b̂ᵢ − b̂ⱼ > Δa·R: then
-//     slackᵢ(z) − slackⱼ(z) = (b̂ᵢ − b̂ⱼ) − (âᵢ − âⱼ)·z > 0 on the ball, so row i never
-//     binds while row j holds.
-//
-// Otherwise the two nearly parallel rows may cross inside the ball and both are kept.
+// selectRows lists the rows that can matter within r of x (Constraints.nearRows).
 func (e *escaper) selectRows() {
-	c := e.c
-	if c == nil {
-		return
-	}
-	R := norm(e.x) + e.r
-	for i := 0; i < c.k; i++ {
-		s := c.slack(i, e.x)
-		if s > e.r*(1+nearMargin)+c.tol(i, e.o.s.FeasTol) {
-			continue
-		}
-		e.close = append(e.close, i)
-		if j := c.twin[i]; j >= 0 {
-			sign := 1.0
-			if dot(c.row(i), c.row(j)) < 0 {
-				sign = -1
-			}
-			da := dist(c.row(i), c.row(j))
-			if sign < 0 {
-				da = sumNorm(c.row(i), c.row(j))
-			}
-			if math.Abs(sign*c.b[i]-c.b[j])+da*R <= c.tol(i, e.o.s.FeasTol) {
-				continue
-			}
-		}
-		if j := c.loose[i]; j >= 0 && c.b[i]-c.b[j] > dist(c.row(i), c.row(j))*R {
-			continue
-		}
-		e.near = append(e.near, i)
-	}
+	e.close, e.near = e.c.nearRows(e.x, e.r, e.o.s.FeasTol)
 }
 
 // holdForcedRows holds as equalities, for the whole walk, the rows every minimizer of the
@@ -262,17 +208,10 @@ func (e *escaper) isForced(i int, Ma []float64) bool {
 	if c.slack(i, e.x) > c.tol(i, e.o.s.FeasTol) {
 		return false
 	}
-	a := c.row(i)
-	for _, l := range e.close {
-		if l == i {
-			continue
-		}
-		// aₗᵀaᵢ ≤ 0 up to orthoTol, or aₗ = aᵢ up to parallelTol: the proof's h′ then
-		// violates row l by at most (orthoTol or parallelTol)·r, far below FeasTol.
-		if dot(c.row(l), a) > orthoTol && dist(c.row(l), a) > parallelTol {
-			return false
-		}
+	if !c.obtuse(i, e.close) {
+		return false
 	}
+	a := c.row(i)
 	mat.NewVecDense(len(a), Ma).MulVec(e.mod.M, mat.NewVecDense(len(a), a))
 	aMa := dot(a, Ma)
 	return -dot(e.mod.v, a) > norm(Ma)*e.r+0.5*e.r*math.Max(0, -aMa)
@@ -326,17 +265,11 @@ func (e *escaper) walk(start int) {
 // false, changing nothing, when the row is dependent or p′ is farther than r from x.
 func (e *escaper) push(i int) bool {
 	t := len(e.rows)
-	a := e.c.row(i)
-	u := orthogonalize(a, e.basis)
-	nu := norm(u)
-	if nu < rankTol {
+	p := e.ps[t]
+	u, tau, ok := e.c.affineStep(i, p, e.basis)
+	if !ok {
 		return false
 	}
-	for j := range u {
-		u[j] /= nu
-	}
-	p := e.ps[t]
-	tau := e.c.slack(i, p) / dot(a, u)
 	d2 := e.dist2[t] + tau*tau
 	if d2 > e.r*e.r {
 		return false
@@ -366,28 +299,12 @@ func (e *escaper) pop() {
 	e.dist2 = e.dist2[:t+1]
 }
 
-// orthogonalize returns the component of a orthogonal to the orthonormal vectors in
-// basis, by modified Gram–Schmidt applied twice ("twice is enough", Giraud et al. 2005),
-// which keeps the basis orthonormal to working precision even for nearly dependent rows.
-func orthogonalize(a []float64, basis [][]float64) []float64 {
-	u := append([]float64(nil), a...)
-	for pass := 0; pass < 2; pass++ {
-		for _, b := range basis {
-			c := dot(b, u)
-			for j := range u {
-				u[j] -= c * b[j]
-			}
-		}
-	}
-	return u
-}
-
 // freeCoords returns the coordinates no held row fixes when every held row is a bound
 // ±eⱼ, else nil. Independent held rows fix distinct coordinates.
 func (e *escaper) freeCoords() []int {
 	fixed := make([]bool, len(e.x))
 	for _, i := range e.rows {
-		j := e.c.coord[i]
+		j := e.c.boundCoord(i)
 		if j < 0 {
 			return nil
 		}
@@ -601,38 +518,4 @@ func (e *escaper) repair(X []float64, scratch *[]int) (_ []float64, moved, ok bo
 		moved = true
 	}
 	return X, moved, true
-}
-
-// projectAffine returns the projection of z onto the intersection of the hyperplanes of
-// the given rows (dependent rows skipped), by the same sequential Gram–Schmidt steps as
-// escaper.push: each step projects onto a nested affine set, so the result is the exact
-// projection onto the intersection.
-func (c *Constraints) projectAffine(z []float64, rows []int) []float64 {
-	p := append([]float64(nil), z...)
-	var basis [][]float64
-	for _, i := range rows {
-		a := c.row(i)
-		u := orthogonalize(a, basis)
-		nu := norm(u)
-		if nu < rankTol {
-			continue
-		}
-		for j := range u {
-			u[j] /= nu
-		}
-		tau := c.slack(i, p) / dot(a, u)
-		for j := range p {
-			p[j] += tau * u[j]
-		}
-		basis = append(basis, u)
-	}
-	return p
-}
-
-func sub(x, y []float64) []float64 {
-	z := make([]float64, len(x))
-	for i := range x {
-		z[i] = x[i] - y[i]
-	}
-	return z
 }

@@ -26,3 +26,37 @@ func allFinite(x []float64) int {
 	}
 	return -1
 }
+
+func sub(x, y []float64) []float64 {
+	z := make([]float64, len(x))
+	for i := range x {
+		z[i] = x[i] - y[i]
+	}
+	return z
+}
+
+// sumNorm returns ‖x + y‖₂.
+func sumNorm(x, y []float64) float64 {
+	s := 0.0
+	for i := range x {
+		v := x[i] + y[i]
+		s += v * v
+	}
+	return math.Sqrt(s)
+}
+
+// orthogonalize returns the component of a orthogonal to the orthonormal vectors in
+// basis, by modified Gram–Schmidt applied twice ("twice is enough", Giraud et al. 2005),
+// which keeps the basis orthonormal to working precision even for nearly dependent rows.
+func orthogonalize(a []float64, basis [][]float64) []float64 {
+	u := append([]float64(nil), a...)
+	for pass := 0; pass < 2; pass++ {
+		for _, b := range basis {
+			c := dot(b, u)
+			for j := range u {
+				u[j] -= c * b[j]
+			}
+		}
+	}
+	return u
+}
