@@ -12,34 +12,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Guards of the eigenbasis path, relative to the spectral scale s = max|λᵢ(M)| and the
-// subset's radius r′. Each marks a band, far wider than findInside's own guards (about
-// 1e3·ε·s), around a decision findInside takes, or a region where the bordered formulas
-// lose accuracy; a subset that meets one is examined by the reference path instead.
-const (
-	// ebSepTol: λ₁′, λ₂′, λ₂′ − λ₁′, every root μ kept, and the distance from every μ at
-	// which a result is computed to the nearest pole λᵢ(M) must exceed ebSepTol·s.
-	ebSepTol = 1e-9
-	// ebWeightTol: the gradient's component on the eigenvector of λ₁′ (and of λ₂′ when
-	// roots between them are sought) must exceed ebWeightTol·s·r′, far from findInside's
-	// deflation threshold 4ε·s·r′: a smaller one is a near-hard case.
-	ebWeightTol = 1e-7
-	// ebGradTol: v′ must be exactly 0 (g = 0) or longer than ebGradTol·(s·r′ + ‖g‖);
-	// shorter, its direction, which the large-gradient candidate follows, is rounding.
-	ebGradTol = 1e-8
-	// ebBandTol: a norm that findInside compares with r′ (the interior point, the hard
-	// case's offset, the tangency of two roots) must differ from it by more than this
-	// relative amount.
-	ebBandTol = 1e-7
-	// ebResTol: the relative residual accepted for an eigenvector of M′ or a KKT point
-	// computed by the bordered formulas.
-	ebResTol = 1e-8
-	// ebRootTol: a root μ is accepted when ‖h(μ)‖ = r′(1 ± ebRootTol); ψ carries a
-	// relative rounding error of a few ulps times the conditioning of the t×t system.
-	ebRootTol = 1e-12
-	// ebMaxIter caps the iterations of one eigenvalue or root search.
-	ebMaxIter = 100
-)
+// The eigenbasis backend of FindInside. Its guards (ebSepTol, ebWeightTol, ebGradTol,
+// ebBandTol, ebResTol, ebRootTol, ebMaxIter) are among FindInside's tolerances
+// (findinside.go): each marks a band, far wider than the dense backend's own thresholds
+// (about 1e3·ε·s), around a decision the dense backend takes, or a region where the
+// bordered formulas lose accuracy; a subset that meets one is declined and examined by
+// the dense backend instead.
 
 // eigenbasis holds the model on the base affine set — the one of the rows held when the
 // walk starts (the forced rows, holdForcedRows; none without them) — in the eigenbasis of
@@ -64,38 +42,30 @@ type eigenbasis struct {
 	// Scratch of one subset.
 	gt, pg, h, z, q1, q2 []float64
 	bs                   bordered
-	cands                []eigCandidate
 }
 
-// eigCandidate is a point p + Qh̃ of the current subset, h̃ in the eigenbasis of M.
-type eigCandidate struct {
-	h    []float64
-	q    float64
-	kase Case
-}
-
-// newEigenbasis builds the eigenbasis of the model on the affine set of the rows e holds
-// now; nil when that set is a point or the eigendecomposition fails (the reference path
-// then examines every subset). Cost: one eigendecomposition of order d − t₀ and, with t₀
-// rows held, O(full²·t₀) to project M and map the eigenvectors back.
-func (e *escaper) newEigenbasis() *eigenbasis {
-	full, t0 := len(e.x), len(e.rows)
+// newEigenbasis builds the eigenbasis of the model v, M at x on the affine set through pF
+// whose directions are orthogonal to the orthonormal basis (the rows held at the base);
+// nil when that set is a point or the eigendecomposition fails (the dense backend then
+// examines every subset). Cost: one eigendecomposition of order d − t₀ and, with t₀ =
+// len(basis) rows held, O(full²·t₀) to project M and map the eigenvectors back.
+func newEigenbasis(M *mat.SymDense, v, x, pF []float64, basis [][]float64) *eigenbasis {
+	full, t0 := len(x), len(basis)
 	d := full - t0
 	if d == 0 {
 		return nil
 	}
-	M := e.mod.M
-	h0 := sub(e.ps[t0], e.x)
+	h0 := sub(pF, x)
 	g := make([]float64, full) // g_F = v + M(p_F − x)
 	mat.NewVecDense(full, g).MulVec(M, mat.NewVecDense(full, h0))
-	c0 := dot(e.mod.v, h0) + 0.5*dot(g, h0)
+	c0 := dot(v, h0) + 0.5*dot(g, h0)
 	for j := range g {
-		g[j] += e.mod.v[j]
+		g[j] += v[j]
 	}
 	Ms := M
 	var sp *subspace
 	if t0 > 0 {
-		sp = newSubspace(e.basis, full)
+		sp = newSubspace(basis, full)
 		Ms = sp.project(M)
 	}
 	Qs := new(mat.Dense)
@@ -124,19 +94,39 @@ func (e *escaper) newEigenbasis() *eigenbasis {
 	return eb
 }
 
-// base returns the base subset's FindInside in the eigenbasis: candidates y in its
-// coordinates (X = p_F + Qy) and the relaxed bound, for the ball of radius rs.
+// base returns FindInside for the base subset, in the eigenbasis: candidates y in its
+// coordinates (X = p_F + Qy) and the relaxed bound, for the ball of radius rs. The
+// spectrum is known, so this is the dense backend at no factorization cost.
 func (eb *eigenbasis) base(rs, keep float64) ([]subCandidate, float64) {
-	if rs == 0 {
-		return subsetPoint(eb.c0, keep, eb.d)
-	}
 	diag := mat.NewSymDense(eb.d, nil)
 	id := mat.NewDense(eb.d, eb.d, nil)
 	for i, l := range eb.lam {
 		diag.SetSym(i, i, l)
 		id.Set(i, i, 1)
 	}
-	return findInsideEigen(diag, eb.vt, eb.lam, id, rs, eb.c0, keep)
+	cands, lower, _ := findInsideEigen(diag, eb.vt, eb.lam, id, rs, eb.c0, keep)
+	return cands, lower
+}
+
+// cheaper reports whether the bordered systems are expected to beat the dense backend
+// for a subset of t rows below the base (eigenbasisCheaper).
+func (eb *eigenbasis) cheaper(t int) bool { return eigenbasisCheaper(eb.d, t) }
+
+// Flop-count model of one subset of t held rows in dimension d, fitted to
+// BenchmarkEscape (d300_k8: ≈0.4 ms against ≈60 ms a subset) and the BoxQP runs: the
+// eigenbasis backend makes about eigenbasisEvals evaluations of its t×t bordered system,
+// each O(d·t²) plus a t×t symmetric eigensolve (≈9t³); the dense backend projects M
+// (O(d²t) with the reflectors) and factors M′ of order d − t (≈9(d − t)³).
+const eigenbasisEvals = 50
+
+// eigenbasisCheaper reports whether the eigenbasis backend is expected to beat the dense
+// backend for a subset of t rows in dimension d. Near a vertex (t close to d) the dense
+// backend's eigenproblem is tiny while the bordered systems grow like t³.
+func eigenbasisCheaper(d, t int) bool {
+	fd, ft := float64(d), float64(t)
+	fast := eigenbasisEvals * (fd*ft*ft + 9*ft*ft*ft)
+	ref := 9*(fd-ft)*(fd-ft)*(fd-ft) + 4*fd*fd*ft
+	return fast < ref
 }
 
 // toPoint returns p + Qh for h in the eigenbasis.
@@ -466,12 +456,13 @@ func (eb *eigenbasis) root(a, b, rs float64) (float64, bool) {
 	}, a, b, true, ebRootTol/rs, ebMaxIter)
 }
 
-// examineEigen is FindInside for the current subset (t held rows, 0 < t < d) computed in
-// the eigenbasis of M = QΛQᵀ, with no factorization of order d: it lists the same
-// candidates as findInside (p, large gradient, interior, the secular roots μ ≤ min(0, λ₂′),
-// the hard case at λ₁′) with the same cases and values, in eigencoordinates h̃ (the point
-// is p + Qh̃), and returns their least value (findInside's lower). ok is false when the
-// subset must go to the reference path.
+// ebSubset is the eigenbasis backend of FindInside for the current subset (t held rows
+// below the base, 0 < t < d), computed in the eigenbasis of M = QΛQᵀ with no
+// factorization of order d: driven by findInside it lists the same candidates as the
+// dense backend (p, large gradient, interior, the secular roots μ ≤ muMax, the hard case
+// at λ₁′) with the same cases and values, in eigencoordinates y = h̃ (the point is
+// p + Qh̃, so y has length d, not m = d − t). A method returning false declines the
+// subset, which then goes to the dense backend.
 //
 // The method (G. H. Golub, "Some modified matrix eigenvalue problems", SIAM Review 15(2),
 // 1973). Let U be the held rows' orthonormal basis, Ũ = QᵀU (computed once per push),
@@ -496,131 +487,175 @@ func (eb *eigenbasis) root(a, b, rs float64) (float64, bool) {
 //     [λ₁′ − ‖v′‖/r′, λ₁′ − √w₁/r′] with w₁ = (q₁′ᵀv′)² (polyroots.go, facts 3–4);
 //     1/√ψ is concave there (Moré–Sorensen), so Newton from the right end converges;
 //   - when λ₁′ < 0, the roots in (λ₁′, λ₂′), where ψ is convex: the minimizer of ψ by
-//     Newton on ψ′, then one root on each side, kept when μ ≤ 0 (findInside's muMax:
-//     Martínez 1994 admits no other local minimizer, see findInside);
+//     Newton on ψ′ (convexMin, as the dense backend), then one root on each side, kept
+//     when μ ≤ muMax (Martínez 1994 admits no other local minimizer, see findInside);
 //   - the interior point −R(0)g when λ₁′ > 0;
 //   - the hard case when λ₁′ < 0: findInside's y_off = Σ_{i≥2} ṽᵢ/(λ₁′ − λᵢ′)qᵢ′ is the
 //     solution at μ = λ₁′ with q₁′ added to the columns (then M′ restricted to q₁′⊥ has
 //     no eigenvalue λ₁′ and the system is regular), and the candidates are
 //     y_off ± √(r′² − ‖y_off‖²)·q₁′ (findInside's sign of u only orders the pair).
 //
-// Every decision findInside takes at a tolerance (M′ ⪰ 0, muMax, deflation of a small
-// weight, clusters, the ball test of the interior point and of y_off, tangency) is
+// Every decision the dense backend takes at a tolerance (M′ ⪰ 0, muMax, deflation of a
+// small weight, clusters, the ball test of the interior point and of y_off, tangency) is
 // taken here only outside a band far wider than that tolerance (the eb* guards), so
-// both paths decide alike; inside a band, near a pole of M, after a failed inertia or
+// both backends decide alike; inside a band, near a pole of M, after a failed inertia or
 // iteration, or when a computed eigenvector or KKT point has a residual above ebResTol,
-// ok is false. Cost: O(d·t²) per evaluation of F, O(d·t) per solve, a few dozen
+// the subset is declined. Cost: O(d·t²) per evaluation of F, O(d·t) per solve, a few dozen
 // evaluations per subset, and O(d²) per candidate mapped back by the caller.
-func (eb *eigenbasis) examineEigen(t int, rs, c0, keep float64) (lower float64, ok bool) {
-	d, s := eb.d, eb.scale
-	m := d - t
-	cols := eb.ut[:t]
-	b := &eb.bs
-	b.setCols(cols)
-	eb.cands = eb.cands[:0]
-	lower = math.Inf(1)
-	add := func(h []float64, q float64, k Case) {
-		lower = math.Min(lower, q)
-		if q < keep {
-			var hc []float64
-			if h != nil {
-				hc = append([]float64(nil), h...)
-			}
-			eb.cands = append(eb.cands, eigCandidate{h: hc, q: q, kase: k})
-		}
-	}
-	add(nil, c0, CaseVertex)
-	if rs == 0 {
-		return lower, true
-	}
-	if s == 0 {
-		return 0, false
-	}
-	gzero := true
+type ebSubset struct {
+	eb     *eigenbasis
+	t, m   int // rows held below the base; the subspace's dimension d − t
+	rs, c0 float64
+	cols   [][]float64 // Ũ, the held rows' basis in the eigenbasis
+	gzero  bool        // g̃ = 0 exactly: no roots, y_off = 0
+	nv     float64     // ‖v′‖ = ‖P g̃‖, P the projector onto Ũ⊥ (eb.pg holds P g̃)
+	l1, w1 float64     // λ₁′ and |q₁′ᵀg̃|, the square root of λ₁′'s gradient weight
+	l2     float64     // λ₂′, +Inf when m = 1
+
+	psi0Done bool    // ψ(0) has been computed (interior), nh0 = ‖h(0)‖
+	nh0      float64 // ‖h(0)‖ = √ψ(0)
+}
+
+// subset returns the backend for the subset t rows below the base, ball radius rs: it
+// sets g̃ (prepare), the bordered system's columns and the projected gradient.
+func (eb *eigenbasis) subset(t int, rs float64) *ebSubset {
+	s := &ebSubset{eb: eb, t: t, m: eb.d - t, rs: rs, c0: eb.prepare(t), cols: eb.ut[:t], gzero: true}
+	eb.bs.setCols(s.cols)
 	for _, g := range eb.gt {
 		if g != 0 {
-			gzero = false
+			s.gzero = false
 			break
 		}
 	}
 	copy(eb.pg, eb.gt)
-	eb.projectOut(eb.pg, cols)
-	nv := floats.Norm(eb.pg, 2)
-	if !gzero && nv <= ebGradTol*(s*rs+floats.Norm(eb.gt, 2)) {
-		return 0, false
-	}
-	if nv > 0 {
-		floats.ScaleTo(eb.h, -rs/nv, eb.pg)
-		add(eb.h, eb.value(c0, eb.h), CaseLargeGradient)
-	}
+	eb.projectOut(eb.pg, s.cols)
+	s.nv = floats.Norm(eb.pg, 2)
+	return s
+}
 
+func (s *ebSubset) dim() int                  { return s.eb.d }
+func (s *ebSubset) base() float64             { return s.c0 }
+func (s *ebSubset) value(y []float64) float64 { return s.eb.value(s.c0, y) }
+
+// spectrum returns λ₁′ and λ₂′ by compressedEig, declining when either, or their gap, is
+// within ebSepTol·s of a decision, or λ₁′'s gradient weight is a near-hard case. With
+// g̃ = 0 only λ₁′ is needed (its sign).
+func (s *ebSubset) spectrum() (l1, l2, scale float64, ok bool) {
+	eb, t, d := s.eb, s.t, s.eb.d
+	sc := eb.scale
+	if sc == 0 {
+		return 0, 0, 0, false
+	}
 	// λ₁′ ∈ [λ₁, λ₁₊ₜ], λ₂′ ∈ [max(λ₁′, λ₂), λ₂₊ₜ] (interlacing; λ_m′ ≤ λ_d).
-	margin := 4 * eps * s
-	l1, ok := eb.compressedEig(1, eb.lam[0]-margin, eb.lam[min(t, d-1)]+margin, eb.q1)
+	margin := 4 * eps * sc
+	l1, ok = eb.compressedEig(1, eb.lam[0]-margin, eb.lam[min(t, d-1)]+margin, eb.q1)
 	if !ok {
-		return 0, false
+		return 0, 0, 0, false
 	}
-	if gzero {
-		// v′ = 0: no roots. The candidates are p (already added; the interior point) and,
-		// when λ₁′ < 0, ±r′q₁′ for any unit q₁′ of λ₁′'s eigenspace (findInside's hard
-		// case; one vector suffices, by its connectivity argument), so neither λ₂′ nor
-		// the separation of λ₁′ from 0 or λ₂′ is needed.
-		if l1 < 0 {
-			for _, sign := range [2]float64{1, -1} {
-				floats.ScaleTo(eb.h, sign*rs, eb.q1)
-				add(eb.h, eb.value(c0, eb.h), CaseHard)
-			}
-		}
-		return lower, true
+	s.l1, s.l2 = l1, math.Inf(1)
+	if s.gzero {
+		// v′ = 0: no roots. The candidates are p, the interior point p when λ₁′ ≥ 0, and,
+		// when λ₁′ ≤ 0, ±r′q₁′ for any unit q₁′ of λ₁′'s eigenspace (the hard case; one
+		// vector suffices, by findInside's connectivity argument), so neither λ₂′ nor the
+		// separation of λ₁′ from 0 or λ₂′ is needed.
+		return l1, s.l2, sc, true
 	}
-	if math.Abs(l1) <= ebSepTol*s {
-		return 0, false
+	if math.Abs(l1) <= ebSepTol*sc {
+		return 0, 0, 0, false
 	}
-	l2 := math.Inf(1)
-	if m >= 2 {
-		l2, ok = eb.compressedEig(2, math.Max(l1, eb.lam[1])-margin, eb.lam[min(t+1, d-1)]+margin, eb.q2)
-		if !ok || l2-l1 <= ebSepTol*s || math.Abs(l2) <= ebSepTol*s {
-			return 0, false
+	if s.m >= 2 {
+		s.l2, ok = eb.compressedEig(2, math.Max(l1, eb.lam[1])-margin, eb.lam[min(t+1, d-1)]+margin, eb.q2)
+		if !ok || s.l2-l1 <= ebSepTol*sc || math.Abs(s.l2) <= ebSepTol*sc {
+			return 0, 0, 0, false
 		}
 	}
+	s.w1 = math.Abs(floats.Dot(eb.q1, eb.gt))
+	if s.w1 <= ebWeightTol*sc*s.rs {
+		return 0, 0, 0, false
+	}
+	return l1, s.l2, sc, true
+}
 
-	w1 := math.Abs(floats.Dot(eb.q1, eb.gt))
-	if w1 <= ebWeightTol*s*rs {
+// gradient returns P g̃, declining when it is not exactly 0 but too short for its
+// direction to be more than rounding.
+func (s *ebSubset) gradient() ([]float64, float64, bool) {
+	eb := s.eb
+	if !s.gzero && s.nv <= ebGradTol*(eb.scale*s.rs+floats.Norm(eb.gt, 2)) {
+		return nil, 0, false
+	}
+	return eb.pg, s.nv, true
+}
+
+// psiZero computes h(0) = −R(0)g into eb.h and returns ‖h(0)‖, declining near a pole,
+// for a residual above ebResTol, or when ‖h(0)‖ is within ebBandTol of r′.
+func (s *ebSubset) psiZero() (float64, bool) {
+	eb := s.eb
+	if eb.nearPole(0) {
 		return 0, false
 	}
+	if _, _, _, ok := eb.psi(0); !ok || !eb.kktOK(eb.h, 0, s.cols) {
+		return 0, false
+	}
+	nh := floats.Norm(eb.h, 2)
+	if math.Abs(nh/s.rs-1) <= ebBandTol {
+		return 0, false
+	}
+	s.psi0Done, s.nh0 = true, nh
+	return nh, true
+}
 
-	// addRoot adds the boundary candidate of the root μ, checked and put on the ball.
-	addRoot := func(mu float64) bool {
-		if math.Abs(mu) <= ebSepTol*s || eb.nearPole(mu) {
-			return false
-		}
-		if _, _, _, ok := eb.psi(mu); !ok || !eb.kktOK(eb.h, mu, cols) {
-			return false
-		}
-		if nh := floats.Norm(eb.h, 2); nh > rs {
-			floats.Scale(rs/nh, eb.h)
-		}
-		if mu <= 0 {
-			add(eb.h, eb.value(c0, eb.h), CaseBoundary)
-		}
+// interior adds −R(0)g when it lies in the ball (λ₁′ > 0 here, by the bands), or p itself
+// when g̃ = 0.
+func (s *ebSubset) interior(muMax float64, add addFunc) bool {
+	eb := s.eb
+	if s.gzero {
+		add(make([]float64, eb.d), s.c0, CaseInterior)
 		return true
 	}
+	nh, ok := s.psiZero()
+	if !ok {
+		return false
+	}
+	if nh <= s.rs {
+		add(eb.h, eb.value(s.c0, eb.h), CaseInterior)
+	}
+	return true
+}
 
-	// Case 2 and the left root's side of 0.
-	leftHi := l1 - 0.5*w1/rs // ψ ≥ 4r′² there (fact 3 with half the exclusion radius)
+// addRoot adds the boundary candidate of the root μ, checked and put on the ball, when
+// μ ≤ muMax; it declines near 0 or a pole of M, or for a residual above ebResTol.
+func (s *ebSubset) addRoot(mu, muMax float64, add addFunc) bool {
+	eb, sc := s.eb, s.eb.scale
+	if math.Abs(mu) <= ebSepTol*sc || eb.nearPole(mu) {
+		return false
+	}
+	if _, _, _, ok := eb.psi(mu); !ok || !eb.kktOK(eb.h, mu, s.cols) {
+		return false
+	}
+	if nh := floats.Norm(eb.h, 2); nh > s.rs {
+		floats.Scale(s.rs/nh, eb.h)
+	}
+	if mu <= muMax {
+		add(eb.h, eb.value(s.c0, eb.h), CaseBoundary)
+	}
+	return true
+}
+
+// roots adds the left root (in [λ₁′ − ‖v′‖/r′, λ₁′ − √w₁/r′], kept when ≤ 0: when
+// λ₁′ > 0, iff ψ(0) ≥ r′²) and, when λ₁′ < 0, the roots in (λ₁′, λ₂′).
+func (s *ebSubset) roots(muMax float64, add addFunc) bool {
+	if s.gzero {
+		return true
+	}
+	l1, rs := s.l1, s.rs
+	leftHi := l1 - 0.5*s.w1/rs // ψ ≥ 4r′² there (fact 3 with half the exclusion radius)
 	if l1 > 0 {
-		if eb.nearPole(0) {
-			return 0, false
-		}
-		if _, _, _, ok := eb.psi(0); !ok || !eb.kktOK(eb.h, 0, cols) {
-			return 0, false
-		}
-		nh := floats.Norm(eb.h, 2)
-		if math.Abs(nh/rs-1) <= ebBandTol {
-			return 0, false
-		}
-		if nh <= rs {
-			add(eb.h, eb.value(c0, eb.h), CaseInterior)
+		nh := s.nh0
+		if !s.psi0Done {
+			var ok bool
+			if nh, ok = s.psiZero(); !ok {
+				return false
+			}
 		}
 		// The left root is ≤ 0 iff ψ(0) ≥ r′².
 		if nh > rs {
@@ -629,34 +664,27 @@ func (eb *eigenbasis) examineEigen(t int, rs, c0, keep float64) (lower float64, 
 			leftHi = math.Inf(-1)
 		}
 	}
-	if leftLo := l1 - nv/rs; !math.IsInf(leftHi, -1) {
-		mu, ok := eb.root(math.Min(leftLo, leftHi), leftHi, rs)
-		if !ok || !addRoot(mu) {
-			return 0, false
+	if leftLo := l1 - s.nv/rs; !math.IsInf(leftHi, -1) {
+		mu, ok := s.eb.root(math.Min(leftLo, leftHi), leftHi, rs)
+		if !ok || !s.addRoot(mu, muMax, add) {
+			return false
 		}
 	}
-
-	if l1 < 0 && m >= 2 && !eb.innerRoots(l1, l2, w1, rs, addRoot) {
-		return 0, false
-	}
-	if l1 < 0 && !eb.hardCase(l1, rs, c0, cols, m, add) {
-		return 0, false
-	}
-	return lower, true
+	return l1 >= 0 || s.m < 2 || s.innerRoots(muMax, add)
 }
 
-// innerRoots finds the roots of ψ = r′² in (λ₁′, λ₂′) and passes them to addRoot (which
-// keeps those ≤ 0). ψ is convex there; its exclusion zones (fact 3) are at least half
-// of √w/r′ wide on each side.
-func (eb *eigenbasis) innerRoots(l1, l2, w1, rs float64, addRoot func(float64) bool) bool {
-	s := eb.scale
+// innerRoots finds the roots of ψ = r′² in (λ₁′, λ₂′) and adds those ≤ muMax. ψ is
+// convex there; its exclusion zones (fact 3) are at least half of √w/r′ wide on each
+// side.
+func (s *ebSubset) innerRoots(muMax float64, add addFunc) bool {
+	eb, rs := s.eb, s.rs
 	w2 := math.Abs(floats.Dot(eb.q2, eb.gt))
-	if w2 <= ebWeightTol*s*rs {
+	if w2 <= ebWeightTol*eb.scale*rs {
 		return false
 	}
-	a, b := l1+0.5*w1/rs, l2-0.5*w2/rs
-	if a >= b || a > 0 {
-		return true // the zones overlap, or every root would be > 0
+	a, b := s.l1+0.5*s.w1/rs, s.l2-0.5*w2/rs
+	if a >= b || a > muMax {
+		return true // the zones overlap, or every root would be > muMax
 	}
 	_, da, _, ok1 := eb.psi(a)
 	_, db, _, ok2 := eb.psi(b)
@@ -666,67 +694,52 @@ func (eb *eigenbasis) innerRoots(l1, l2, w1, rs float64, addRoot func(float64) b
 	if da >= 0 || db <= 0 {
 		return true // ψ monotone between the zones and ≥ 4r′² at both ends
 	}
-	// Minimizer of ψ: Newton on the increasing ψ′, safeguarded.
-	lo, hi := a, b
-	mu := 0.5 * (lo + hi)
-	for it := 0; ; it++ {
-		if it == ebMaxIter {
-			return false
-		}
+	// The minimizer of ψ by the dense backend's iteration (convexMin), to a stall of
+	// Newton's step. This path used to stop at a step of 1e-9 of the distance to the
+	// poles; merged with the dense backend's iteration it keeps the stricter criterion,
+	// which costs a step or two and only sharpens ψ(μ*) for the tangency band below.
+	mu, ok := convexMin(func(mu float64) (float64, float64, bool) {
 		_, d1, d2, ok := eb.psi(mu)
-		if !ok {
-			return false
-		}
-		if d1 < 0 {
-			lo = mu
-		} else {
-			hi = mu
-		}
-		next := mu - d1/d2
-		if !(next > lo && next < hi) {
-			next = 0.5 * (lo + hi)
-		}
-		// ψ is flat at its minimizer: a relative error of 1e-9 in the distance to the
-		// poles changes ψ by ~1e-18 relative, far below ebBandTol.
-		if math.Abs(next-mu) <= 1e-9*math.Min(mu-l1, l2-mu) || hi-lo <= 2*eps*math.Max(math.Abs(lo), math.Abs(hi)) {
-			mu = next
-			break
-		}
-		mu = next
+		return d1, d2, ok
+	}, a, b, ebMaxIter)
+	if !ok {
+		return false
 	}
 	psi, _, _, _ := eb.psi(mu)
 	r2 := rs * rs
 	if math.Abs(psi/r2-1) <= ebBandTol {
-		return false // tangency: findInside's tangentTol decides
+		return false // tangency: the dense backend's tangentTol decides
 	}
 	if psi > r2 {
 		return true
 	}
 	left, ok1 := eb.root(a, mu, rs)
 	right, ok2 := eb.root(mu, b, rs)
-	return ok1 && ok2 && addRoot(left) && addRoot(right)
+	return ok1 && ok2 && s.addRoot(left, muMax, add) && s.addRoot(right, muMax, add)
 }
 
-// hardCase adds findInside's hard-case pair at λ₁′ < 0: y_off ± √(r′² − ‖y_off‖²)·q₁′.
-// With m = 1, q₁′ spans the subspace and y_off = 0. Scratch: y_off lives in eb.h and the
+// hardCase adds the hard-case pair at λ₁′: y_off ± √(r′² − ‖y_off‖²)·q₁′. y_off is the
+// solution at μ = λ₁′ with q₁′ added to the columns; with m = 1, q₁′ spans the subspace
+// and y_off = 0, and with g̃ = 0, y_off = 0 too. Scratch: y_off lives in eb.h and the
 // candidates in eb.z, which kktOK also uses — safe only because kktOK runs before the
 // candidates are formed; keep that order.
-func (eb *eigenbasis) hardCase(l1, rs, c0 float64, cols [][]float64, m int, add func([]float64, float64, Case)) bool {
+func (s *ebSubset) hardCase(add addFunc) bool {
+	eb, rs := s.eb, s.rs
 	yoff := eb.h
-	if m == 1 {
+	if s.m == 1 || s.gzero {
 		for i := range yoff {
 			yoff[i] = 0
 		}
 	} else {
 		b := &eb.bs
-		ext := append(cols[:len(cols):len(cols)], eb.q1)
+		ext := append(s.cols[:len(s.cols):len(s.cols)], eb.q1)
 		b.setCols(ext)
-		defer b.setCols(cols)
-		if eb.nearPole(l1) || !b.factorLU(eb.lam, l1) {
+		defer b.setCols(s.cols)
+		if eb.nearPole(s.l1) || !b.factorLU(eb.lam, s.l1) {
 			return false
 		}
 		b.solve(yoff, eb.gt)
-		if !eb.kktOK(yoff, l1, ext) {
+		if !eb.kktOK(yoff, s.l1, ext) {
 			return false
 		}
 	}
@@ -743,7 +756,7 @@ func (eb *eigenbasis) hardCase(l1, rs, c0 float64, cols [][]float64, m int, add 
 	for _, sign := range [2]float64{1, -1} {
 		copy(y, yoff)
 		floats.AddScaled(y, sign*tt, eb.q1)
-		add(y, eb.value(c0, y), CaseHard)
+		add(y, eb.value(s.c0, y), CaseHard)
 	}
 	return true
 }

@@ -99,7 +99,8 @@ func (o *run) escape(ctx context.Context, x []float64, ev *evaluator, rng *rand.
 	}
 	if !o.test.referenceEscape {
 		e.ebDepth = len(e.rows)
-		e.eb = e.newEigenbasis() // nil: the reference path examines every subset
+		t0 := len(e.rows)
+		e.eb = newEigenbasis(mod.M, mod.v, x, e.ps[t0], e.basis) // nil: the reference path examines every subset
 	}
 	e.walk(0)
 
@@ -319,23 +320,6 @@ func (e *escaper) freeCoords() []int {
 	return free
 }
 
-// Flop-count model of one subset of t held rows in dimension d, fitted to
-// BenchmarkEscape (d300_k8: ≈0.4 ms against ≈60 ms a subset) and the BoxQP runs: the
-// eigenbasis path makes about eigenbasisEvals evaluations of its t×t bordered system,
-// each O(d·t²) plus a t×t symmetric eigensolve (≈9t³); the reference path projects M
-// (O(d²t) with the reflectors) and factors M′ of order d − t (≈9(d − t)³).
-const eigenbasisEvals = 50
-
-// eigenbasisCheaper reports whether examineEigen is expected to beat the reference path
-// for a subset of t rows in dimension d. Near a vertex (t close to d) the reference
-// path's eigenproblem is tiny while the bordered systems grow like t³.
-func eigenbasisCheaper(d, t int) bool {
-	fd, ft := float64(d), float64(t)
-	fast := eigenbasisEvals * (fd*ft*ft + 9*ft*ft*ft)
-	ref := 9*(fd-ft)*(fd-ft)*(fd-ft) + 4*fd*fd*ft
-	return fast < ref
-}
-
 // examine runs lines line:proj_start–line:proj_end and FindInside for the held rows, in
 // M's eigenbasis (examineEigen) unless that path is off or declines the subset; then:
 // r′ = √(r² − ‖p − x‖²), O an orthonormal basis of the affine set's directions (subspace),
@@ -348,20 +332,12 @@ func (e *escaper) examine() (relaxed float64) {
 	rs := math.Sqrt(math.Max(0, e.r*e.r-e.dist2[t]))
 	if eb, tt := e.eb, t-e.ebDepth; eb != nil && tt == 0 {
 		cands, lower := eb.base(rs, e.keep)
-		for _, c := range cands {
-			e.consider(eb.toPoint(p, c.y), c.q, c.kase)
-		}
+		e.considerEigen(eb, p, cands)
 		return lower
 	}
-	if eb, tt := e.eb, t-e.ebDepth; eb != nil && t < d && eigenbasisCheaper(eb.d, tt) {
-		if lower, ok := eb.examineEigen(tt, rs, eb.prepare(tt), e.keep); ok {
-			for _, c := range eb.cands {
-				X := append([]float64(nil), p...)
-				if c.h != nil {
-					X = eb.toPoint(p, c.h)
-				}
-				e.consider(X, c.q, c.kase)
-			}
+	if eb, tt := e.eb, t-e.ebDepth; eb != nil && t < d && eb.cheaper(tt) {
+		if cands, lower, ok := findInside(eb.subset(tt, rs), rs, e.keep); ok {
+			e.considerEigen(eb, p, cands)
 			return lower
 		}
 		e.fallbacks++
@@ -404,7 +380,7 @@ func (e *escaper) examine() (relaxed float64) {
 		Ms = sp.project(e.mod.M)
 		vs = sp.coords(g)
 	}
-	cands, lower, ok := findInside(Ms, vs, rs, c0, e.keep)
+	cands, lower, ok := findInsideDense(Ms, vs, rs, c0, e.keep)
 	if !ok {
 		e.eigFailed = true
 	}
@@ -429,6 +405,17 @@ func (e *escaper) examine() (relaxed float64) {
 		e.consider(X, sc.q, sc.kase)
 	}
 	return lower
+}
+
+// considerEigen considers the candidates of an eigenbasis backend, points p + Qy.
+func (e *escaper) considerEigen(eb *eigenbasis, p []float64, cands []subCandidate) {
+	for _, c := range cands {
+		X := append([]float64(nil), p...)
+		if c.kase != CaseVertex {
+			X = eb.toPoint(p, c.y)
+		}
+		e.consider(X, c.q, c.kase)
+	}
 }
 
 // consider checks a candidate X of the current subset against S and the ball, repairs

@@ -33,16 +33,8 @@ type secularRoot struct {
 	Tau  float64
 }
 
-// Tolerances of the root finder.
-const (
-	// secularMaxIter caps the safeguarded Newton iterations per root; bisection alone
-	// needs at most ~1100 halvings to exhaust a float64 bracket, Newton far fewer.
-	secularMaxIter = 200
-	// tangentTol accepts an inner interval's minimizer as a double root when
-	// ψ(μ*) ≤ r²(1 + tangentTol): ψ is evaluated with relative error ~n·ε, so a true
-	// tangency can look like a near miss.
-	tangentTol = 1e-10
-)
+// The root finder's tolerances, tangentTol and secularMaxIter, are among FindInside's
+// (findinside.go).
 
 // secularRoots returns the real roots μ ≤ muMax of Σᵢ w[i]/(μ − lambda[i])² = r², in
 // increasing order. lambda must be strictly increasing and w positive; r > 0. Pass
@@ -127,23 +119,10 @@ func (s *secular) inner(k int, lo, hi float64, roots []secularRoot) []secularRoo
 	if dmid < 0 {
 		am, a, b = k+1, -half, hi
 	}
-	t := 0.5 * (a + b)
-	for it := 0; it < secularMaxIter; it++ {
+	t, _ := convexMin(func(t float64) (float64, float64, bool) {
 		_, d1, d2 := s.eval(am, t)
-		if d1 < 0 {
-			a = t
-		} else {
-			b = t
-		}
-		next := t - d1/d2
-		if !(next > a && next < b) {
-			next = 0.5 * (a + b)
-		}
-		if next == t || b-a <= 2*eps*math.Max(math.Abs(a), math.Abs(b)) {
-			break
-		}
-		t = next
-	}
+		return d1, d2, true
+	}, a, b, secularMaxIter)
 	psi, _, _ := s.eval(am, t)
 	switch {
 	case psi > s.r2*(1+tangentTol):
@@ -229,6 +208,37 @@ func bracketedNewton(h func(t float64) (val, deriv float64, ok bool), a, b float
 		}
 		if next == t || hi-lo <= 2*eps*math.Max(math.Abs(lo), math.Abs(hi)) {
 			return next, true
+		}
+		t = next
+	}
+	return t, false
+}
+
+// convexMin returns the minimizer of a convex function on the bracket (a, b) that holds
+// it, from its increasing derivative: deriv(t) returns ψ′(t) and ψ″(t). Newton's method
+// on ψ′ from the midpoint, safeguarded by bisection (a step leaving the current bracket
+// is replaced by its midpoint), stops when a step stalls (it returns the same t) or the
+// bracket is down to a few ulps. converged is false when deriv fails or maxIter steps did
+// not suffice; t is then the last iterate. Both backends of FindInside find the minimizer
+// of ψ between two poles with it (secular.inner, ebSubset.innerRoots).
+func convexMin(deriv func(t float64) (d1, d2 float64, ok bool), a, b float64, maxIter int) (t float64, converged bool) {
+	t = 0.5 * (a + b)
+	for it := 0; it < maxIter; it++ {
+		d1, d2, ok := deriv(t)
+		if !ok {
+			return t, false
+		}
+		if d1 < 0 {
+			a = t
+		} else {
+			b = t
+		}
+		next := t - d1/d2
+		if !(next > a && next < b) {
+			next = 0.5 * (a + b)
+		}
+		if next == t || b-a <= 2*eps*math.Max(math.Abs(a), math.Abs(b)) {
+			return t, true
 		}
 		t = next
 	}
