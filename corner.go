@@ -1,14 +1,13 @@
 package houdini
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
 )
 
-// method resolves MethodAuto for a point of dimension d.
-func (o *run) method(d int) Method { return o.s.methodFor(o.p.Hess != nil, d) }
+// The corner examiner: FindInsideCorner (alg:eigenvector) in each subset of the walk of
+// HoudiniCorner (alg:matrix_copositivity, driven by escape.go), and the estimate of L.
 
 // Constants of the corner path.
 const (
@@ -31,13 +30,13 @@ const (
 	ctxEveryIter = 256
 )
 
-// lipschitz returns the L of alg:eigenvector: Settings.L when set, else lipSafety times
+// lipschitz returns the L of alg:eigenvector: Settings.Corner.L when set, else lipSafety times
 // a power-iteration estimate of ‖∇²f(x)‖ from the differences (∇f(x + r·u) − ∇f(x))/r,
 // floored at δ/r² (below that no curvature of interest exists, and η = 1/L stays finite).
 // It costs lipIters gradient calls.
-func (o *run) lipschitz(x, g0 []float64, ev *evaluator, rng *rand.Rand) (float64, error) {
-	if o.s.Corner.L > 0 {
-		return o.s.Corner.L, nil
+func lipschitz(x, g0 []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float64) (float64, error) {
+	if s.Corner.L > 0 {
+		return s.Corner.L, nil
 	}
 	d := len(x)
 	u := make([]float64, d)
@@ -53,123 +52,27 @@ func (o *run) lipschitz(x, g0 []float64, ev *evaluator, rng *rand.Rand) (float64
 			break
 		}
 		for i := range z {
-			z[i] = x[i] + o.r*u[i]/nu
+			z[i] = x[i] + r*u[i]/nu
 		}
 		if err := ev.grad(gz, z); err != nil {
 			return 0, err
 		}
 		for i := range u {
-			u[i] = (gz[i] - g0[i]) / o.r
+			u[i] = (gz[i] - g0[i]) / r
 		}
 		est = math.Max(est, norm(u))
 	}
-	return math.Max(lipSafety*est, o.s.Delta/(o.r*o.r)), nil
+	return math.Max(lipSafety*est, s.Delta/(r*r)), nil
 }
 
-// cornerEscape is HoudiniCorner (alg:matrix_copositivity) at the feasible point x: it
-// walks the subsets I of the rows within r of x with the pruning of the full path
-// (escaper.walk), runs FindInsideCorner in each affine set 𝒜_I and returns the first
-// candidate X ∈ S ∩ B(x, r) with f(X) < f(x) − δ/2, the algorithm's test.
-//
-// Guarantee (thm:copositive_case): when f is quadratic with λmax ≤ L, ∇f(x) = 0 and every
-// row within r passes through x (x is a corner), and x is a (δ, r)-QCSP, some subset — a
-// maximal one whose affine set holds a decrease of δ — yields by lem:approx_eigenvector
-// and lemma:copositivity_approx_eigen a point ±r·x̂ in S with f < −(1 − ε)δ, with
-// probability 1 − ξ per subset. Outside these conditions the path is a heuristic:
-//   - Rows within r that miss x: the iteration runs around the projection p of x on 𝒜_I
-//     on the ball of radius r′ = √(r² − ‖p − x‖²), but S is then no cone at p, and neither
-//     of ±x̂ need be feasible (lemma:copositivity_approx_eigen needs a cone).
-//   - ∇f(x) ≠ 0: the projected gradient step p − r′·P∇f(p)/‖P∇f(p)‖ and p itself are
-//     tried besides ±x̂, but a minimizer that trades gradient against curvature (the
-//     full path's secular roots) is not searched.
-//   - Non-quadratic f: the iteration is the power method on gradient differences at
-//     scale r′, and every move is still checked on f.
-//
-// So a move it returns is always genuine (feasible, measured decrease > δ/2). A failure to
-// find one certifies x (EscapeResult.Certified, Confidence = 1 − ξ, ξ = Corner.FailProb)
-// only when the theorem's conditions that can be checked hold: the walk was complete,
-// every row within r passes through x, ∇f(x) = 0 (cornerGradTol), L is the user's bound
-// Settings.Corner.L (an estimate could be low) and T is the theorem's (Corner.Iters unset). The
-// theorem needs FindInsideCorner to succeed on one subset only — a maximal one holding a
-// decrease of δ — so ξ per subset is ξ overall. That f is quadratic on B(x, r) (or within
-// the model error of def:sosp's radius) is the caller's assumption, as for the full path's
-// model.
-//
-// Cost: 1 + lipIters gradient calls (none for L when Settings.L is set), then per examined
-// subset of t rows at most T + 3 gradient calls with
-//
-//	T = ⌈(L r′²/(2εδ))·ln(√(d − t)/ξ)⌉   (lem:approx_eigenvector, ε = 1/4, ξ = 10⁻³)
-//
-// or Settings.Corner.Iters, O(d·(t + |close rows|)) arithmetic per step, and at most
-// maxVerify decrease checks of 1 Func or 3 Grad calls. Memory O(d·k): no d×d matrix.
-func (o *run) cornerEscape(ctx context.Context, x []float64, ev *evaluator, rng *rand.Rand) (*EscapeResult, error) {
-	x = append([]float64(nil), x...)
-	d := len(x)
-	g0 := make([]float64, d)
-	if err := ev.grad(g0, x); err != nil {
-		return nil, err
-	}
-	if o.precisionLost(x, g0) {
-		return &EscapeResult{X: x, NumericalFailure: true, Radius: o.r, Method: MethodCorner}, nil
-	}
-	L, err := o.lipschitz(x, g0, ev, rng)
-	if err != nil {
-		return nil, err
-	}
-	base, err := ev.startDecrease(x)
-	if err != nil {
-		return nil, err
-	}
-	e := &escaper{o: o, c: o.c, x: x, r: o.r, ctx: ctx}
-	e.selectRows()
-	e.ps = [][]float64{x}
-	e.dist2 = []float64{0}
-	w := &cornerWalk{
-		o: o, e: e, ev: ev, rng: rng, base: base, g0: g0, L: L, half: o.s.Delta / 2,
-		y: make([]float64, d), my: make([]float64, d), z: make([]float64, d),
-		gz: make([]float64, d), gp: make([]float64, d), h0: make([]float64, d),
-		mh0: make([]float64, d), cand: make([]float64, d),
-	}
-	e.visit = w.visit
-	e.walk(0)
-	if w.err != nil {
-		return nil, w.err
-	}
-	res := &EscapeResult{
-		X:        x,
-		Examined: e.examined,
-		Pruned:   e.pruned,
-		Complete: !e.stopped,
-		Canceled: e.canceled,
-		Radius:   o.r,
-		Method:   MethodCorner,
-		L:        L,
-		Iters:    w.iters,
-	}
-	if !w.found && res.Complete && o.cornerCertifiable(e, g0) {
-		res.Certified = true
-		res.Confidence = 1 - o.s.Corner.FailProb
-	}
-	if w.found {
-		res.Found = true
-		res.Complete = false
-		res.X = w.best.X
-		res.Decrease = w.bestDec
-		res.ModelDecrease = -w.best.q
-		res.Case = w.best.kase
-		res.Subset = w.best.subset
-	}
-	return res, nil
-}
-
-// cornerWalk is the per-escape state of HoudiniCorner; visit is called by escaper.walk
-// for every examined subset, with the held rows, their orthonormal basis and the
-// projection p of x in the escaper.
-type cornerWalk struct {
-	o    *run
-	e    *escaper
+// cornerExaminer is the per-escape state of HoudiniCorner's examiner: for every subset
+// of the walk w it tries the cheap candidates and FindInsideCorner, on f itself (no
+// model: its bound is −Inf, so the walk prunes only dependent and far rows).
+type cornerExaminer struct {
+	w    *walk
 	ev   *evaluator
 	rng  *rand.Rand
+	s    *Settings
 	base decreaseBase
 	g0   []float64
 	L    float64
@@ -190,16 +93,31 @@ type cornerWalk struct {
 	err     error
 }
 
+// newCornerExaminer returns the corner examiner of the walk w from x, where ∇f(x) = g0,
+// f's decreases are measured from base and L is the step's Lipschitz constant.
+func newCornerExaminer(w *walk, ev *evaluator, rng *rand.Rand, s *Settings, base decreaseBase, g0 []float64, L float64) *cornerExaminer {
+	d := len(w.x)
+	return &cornerExaminer{
+		w: w, ev: ev, rng: rng, s: s, base: base, g0: g0, L: L, half: s.Delta / 2,
+		y: make([]float64, d), my: make([]float64, d), z: make([]float64, d),
+		gz: make([]float64, d), gp: make([]float64, d), h0: make([]float64, d),
+		mh0: make([]float64, d), cand: make([]float64, d),
+	}
+}
+
+func (w *cornerExaminer) pushed([]float64, float64) {}
+func (w *cornerExaminer) popped()                   {}
+
 // fail records an oracle error and stops the walk.
-func (w *cornerWalk) fail(err error) {
+func (w *cornerExaminer) fail(err error) {
 	w.err = err
-	w.e.stopped = true
+	w.w.stop(false)
 }
 
 // project replaces v by its projection onto the directions of the held rows' affine set,
 // v − Σ uⱼ(uⱼ·v) over the orthonormal basis: O(d·t).
-func (w *cornerWalk) project(v []float64) {
-	for _, b := range w.e.basis {
+func (w *cornerExaminer) project(v []float64) {
+	for _, b := range w.w.basis {
 		c := dot(b, v)
 		for j := range v {
 			v[j] -= c * b[j]
@@ -207,39 +125,38 @@ func (w *cornerWalk) project(v []float64) {
 	}
 }
 
-// visit runs FindInsideCorner (alg:eigenvector) for the held rows, preceded by the cheap
-// candidates p and the projected gradient step.
-func (w *cornerWalk) visit() {
-	e := w.e
-	t := len(e.rows)
-	p := e.ps[t]
+// examine tries, for the held rows, the cheap candidates p and the projected gradient
+// step, then runs FindInsideCorner (alg:eigenvector). It returns −Inf: no bound.
+func (w *cornerExaminer) examine(wk *walk) float64 {
+	t := len(wk.rows)
+	p := wk.point()
 	d := len(p)
-	rs := math.Sqrt(math.Max(0, e.r*e.r-e.dist2[t]))
+	rs := wk.radius()
 	w.verified = 0
 
 	// ∇f(p) and the model's constant c0 = f(p) − f(x) (exact for a quadratic: the
 	// trapezoid rule on ∇f along [x, p]).
 	for j := range p {
-		w.h0[j] = p[j] - e.x[j]
+		w.h0[j] = p[j] - wk.x[j]
 	}
-	if e.dist2[t] == 0 {
+	if wk.dist2[t] == 0 {
 		copy(w.gp, w.g0)
 	} else if err := w.ev.grad(w.gp, p); err != nil {
 		w.fail(err)
-		return
+		return math.Inf(-1)
 	}
 	for j := range p {
 		w.mh0[j] = w.gp[j] - w.g0[j]
 	}
-	if e.dist2[t] > 0 {
+	if wk.dist2[t] > 0 {
 		c0 := dot(w.g0, w.h0) + 0.5*dot(w.h0, w.mh0)
 		w.try(p, c0, CaseVertex)
 		if w.found || w.err != nil {
-			return
+			return math.Inf(-1)
 		}
 	}
 	if t == d || !(rs > 0) {
-		return
+		return math.Inf(-1)
 	}
 
 	// Projected gradient step to the sphere of radius r′ around p.
@@ -250,17 +167,22 @@ func (w *cornerWalk) visit() {
 			w.y[j] *= -rs / ng
 		}
 		if !w.evalMy() {
-			return
+			return math.Inf(-1)
 		}
 		w.tryDirs(false, CaseLargeGradient)
 		if w.found || w.err != nil {
-			return
+			return math.Inf(-1)
 		}
 	}
+	w.powerIteration(rs, d-t)
+	return math.Inf(-1)
+}
 
-	// FindInsideCorner: y₀ = P(Gaussian), y_{t+1} = P(y_t − (∇f(p + y_t) − ∇f(p))/L),
-	// rescaled to ‖y‖ = r′ (the power method on I − PMP/L is scale-free, and the
-	// rescaling keeps the iterate where f's curvature matters and away from overflow).
+// powerIteration is FindInsideCorner: y₀ = P(Gaussian), y_{t+1} = P(y_t − (∇f(p + y_t) −
+// ∇f(p))/L), rescaled to ‖y‖ = r′ (the power method on I − PMP/L is scale-free, and the
+// rescaling keeps the iterate where f's curvature matters and away from overflow), on a
+// face of dimension m, trying ±y after every step.
+func (w *cornerExaminer) powerIteration(rs float64, m int) {
 	for j := range w.y {
 		w.y[j] = w.rng.NormFloat64()
 	}
@@ -268,10 +190,10 @@ func (w *cornerWalk) visit() {
 	if !w.normalize(rs) {
 		return
 	}
-	T := w.steps(rs, d-t)
+	T := w.steps(rs, m)
 	for it := 0; ; it++ {
-		if it%ctxEveryIter == ctxEveryIter-1 && e.ctx.Err() != nil {
-			e.stopped, e.canceled = true, true
+		if it%ctxEveryIter == ctxEveryIter-1 && w.w.ctx.Err() != nil {
+			w.w.stop(true)
 			return
 		}
 		if !w.evalMy() {
@@ -295,14 +217,14 @@ func (w *cornerWalk) visit() {
 }
 
 // cornerCertifiable reports whether the checkable conditions of thm:copositive_case hold
-// at e.x: Settings.L given, CornerIters unset, ∇f(x) = g0 = 0 up to cornerGradTol, and
-// every row within r active at x (x is a corner of S ∩ B(x, r)).
-func (o *run) cornerCertifiable(e *escaper, g0 []float64) bool {
-	if o.s.Corner.L == 0 || o.s.Corner.Iters != 0 || norm(g0)*o.r > cornerGradTol*o.s.Delta {
+// at the walk's x: Settings.Corner.L given, Corner.Iters unset, ∇f(x) = g0 = 0 up to
+// cornerGradTol, and every row within r active at x (x is a corner of S ∩ B(x, r)).
+func cornerCertifiable(w *walk, g0 []float64, s *Settings) bool {
+	if s.Corner.L == 0 || s.Corner.Iters != 0 || norm(g0)*w.r > cornerGradTol*s.Delta {
 		return false
 	}
-	for _, i := range e.close {
-		if e.c.slack(i, e.x) > e.c.tol(i, o.s.FeasTol) {
+	for _, i := range w.close {
+		if w.c.slack(i, w.x) > w.c.tol(i, s.FeasTol) {
 			return false
 		}
 	}
@@ -310,17 +232,17 @@ func (o *run) cornerCertifiable(e *escaper, g0 []float64) bool {
 }
 
 // steps returns T of alg:eigenvector for a face of dimension m and radius r′.
-func (w *cornerWalk) steps(rs float64, m int) int {
-	if w.o.s.Corner.Iters > 0 {
-		return w.o.s.Corner.Iters
+func (w *cornerExaminer) steps(rs float64, m int) int {
+	if w.s.Corner.Iters > 0 {
+		return w.s.Corner.Iters
 	}
-	T := w.L * rs * rs / (2 * cornerEps * w.o.s.Delta) * math.Log(math.Sqrt(float64(m))/w.o.s.Corner.FailProb)
+	T := w.L * rs * rs / (2 * cornerEps * w.s.Delta) * math.Log(math.Sqrt(float64(m))/w.s.Corner.FailProb)
 	return int(math.Min(math.Ceil(T), math.MaxInt32))
 }
 
 // normalize scales y to norm rs; false when y vanished (it lies in the null space of the
 // iteration, a measure-zero event for the Gaussian start).
-func (w *cornerWalk) normalize(rs float64) bool {
+func (w *cornerExaminer) normalize(rs float64) bool {
 	n := norm(w.y)
 	if !(n > 0) || math.IsInf(n, 0) {
 		return false
@@ -332,8 +254,8 @@ func (w *cornerWalk) normalize(rs float64) bool {
 }
 
 // evalMy sets my = ∇f(p + y) − ∇f(p), one gradient call; false on an oracle error.
-func (w *cornerWalk) evalMy() bool {
-	p := w.e.ps[len(w.e.rows)]
+func (w *cornerExaminer) evalMy() bool {
+	p := w.w.point()
 	for j := range w.z {
 		w.z[j] = p[j] + w.y[j]
 	}
@@ -353,12 +275,12 @@ func (w *cornerWalk) evalMy() bool {
 //
 // exact for a quadratic f and free here: lemma:copositivity_approx_eigen says one of ±x̂
 // lies in S when the face's escape is an eigenvector.
-func (w *cornerWalk) tryDirs(both bool, kase Case) {
+func (w *cornerExaminer) tryDirs(both bool, kase Case) {
 	gy := dot(w.g0, w.y)
 	c0 := dot(w.g0, w.h0) + 0.5*dot(w.h0, w.mh0)
 	ymy, h0my := dot(w.y, w.my), dot(w.h0, w.my)
 	ymh0 := dot(w.y, w.mh0)
-	p := w.e.ps[len(w.e.rows)]
+	p := w.w.point()
 	for _, s := range [2]float64{1, -1} {
 		if s < 0 && !both {
 			return
@@ -379,14 +301,14 @@ func (w *cornerWalk) tryDirs(both bool, kase Case) {
 }
 
 // try checks the candidate X (model change q; X may be scratch, and is not kept) against
-// S and the ball, repairing rounding-level violations as escaper.consider does, and
+// S and the ball, repairing rounding-level violations as walk.consider does, and
 // measures its decrease on f; at most maxVerify candidates per subset are measured.
-func (w *cornerWalk) try(X []float64, q float64, kase Case) {
+func (w *cornerExaminer) try(X []float64, q float64, kase Case) {
 	if q >= -w.half || w.verified >= maxVerify {
 		return
 	}
-	e := w.e
-	X, _, ok := w.e.repair(X, &w.viol)
+	wk := w.w
+	X, _, ok := wk.repair(X, &w.viol)
 	if !ok {
 		return
 	}
@@ -398,8 +320,8 @@ func (w *cornerWalk) try(X []float64, q float64, kase Case) {
 	}
 	if dec > w.half {
 		w.found = true
-		w.best = candidate{X: slices.Clone(X), q: q, kase: kase, subset: slices.Sorted(slices.Values(e.rows))}
+		w.best = candidate{X: slices.Clone(X), q: q, kase: kase, subset: slices.Sorted(slices.Values(wk.rows))}
 		w.bestDec = dec
-		e.stopped = true
+		wk.stop(false)
 	}
 }

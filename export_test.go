@@ -1,5 +1,7 @@
 package houdini
 
+import "context"
+
 // Hooks for the package's own tests: switches and views that are not part of the API.
 
 // method resolves MethodAuto for a point of dimension d, as Escape does.
@@ -17,10 +19,8 @@ func (o *Optimizer) setReferenceEscape(on bool) { o.test.referenceEscape = on }
 // for the exact model at x (Seed 0).
 func (o *Optimizer) forcedRows(x []float64) int {
 	rn := o.newRun(0)
-	e := &escaper{o: rn, c: o.c, x: x, r: rn.r}
-	e.mod, _ = buildModel(x, rn.ev, newRand(0), &o.s, rn.r)
-	e.selectRows()
-	e.ps, e.dist2 = [][]float64{x}, []float64{0}
-	e.holdForcedRows()
-	return e.forced
+	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r)
+	w := newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
+	w.holdForcedRows()
+	return w.forced
 }

@@ -48,7 +48,7 @@ func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, err
 		return nil, err
 	}
 	rn := o.newRun(0)
-	return rn.escape(ctx, x, rn.ev, rn.rng)
+	return rn.escape(ctx, x)
 }
 
 // checkPoint validates a point the user passes in.

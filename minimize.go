@@ -14,7 +14,7 @@ const minRadiusFraction = 0x1p-10
 // minimize is Optimizer.Minimize from the checked point x0.
 func (o *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
 	start := time.Now()
-	ev, rng := o.ev, o.rng
+	ev := o.ev
 	st := ev.stats
 	x := append([]float64(nil), x0...)
 	res := &Result{Delta: o.s.Delta, F: math.NaN()}
@@ -52,7 +52,7 @@ loop:
 				return nil, err
 			}
 		}
-		e, err := o.escape(ctx, x, ev, rng)
+		e, err := o.escape(ctx, x)
 		var nf *NonFiniteError
 		switch {
 		case errors.Is(err, errGradBudget):
