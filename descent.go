@@ -29,14 +29,15 @@ const (
 // the integrated gradient when Func is nil). It stops at a KKT point, when a step gains
 // less than descentStall·δ, or after maxIter steps. Every iterate is feasible. It returns
 // the last point and f(x) − f(last); with an error (an oracle's, or errGradBudget) it
-// returns the last accepted point too, feasible, and the decrease so far.
+// returns the last accepted point too, feasible, and the decrease so far. Each accepted
+// step is reported to Settings.Progress.
 //
 // The phase only moves fast between saddles; certificates still come from Escape, which
 // Minimize calls where the phase stops.
-func (o *run) descend(ctx context.Context, x []float64, ev *evaluator, st *Stats) ([]float64, float64, error) {
-	d := len(x)
+func (rn *run) descend(ctx context.Context, x []float64) ([]float64, float64, error) {
+	ev := rn.ev
 	x = append([]float64(nil), x...)
-	g := make([]float64, d)
+	g := make([]float64, len(x))
 	if err := ev.grad(g, x); err != nil {
 		return x, 0, err
 	}
@@ -45,96 +46,122 @@ func (o *run) descend(ctx context.Context, x []float64, ev *evaluator, st *Stats
 		return x, 0, err
 	}
 	total := 0.0
-	maxIter := 10 * (d + o.c.rowCount())
+	maxIter := 10 * (len(x) + rn.c.rowCount())
 	var dropped []int // rows released since the last step
 	for it := 0; it < maxIter && ctx.Err() == nil; it++ {
-		ws := o.c.workingSet(x, o.s.FeasTol, dropped)
-		dir := ws.project(g)
-		gn := norm(g)
-		for norm(dir) <= lambdaTol*gn {
-			i := ws.mostNegative(g, lambdaTol*gn)
-			if i < 0 {
-				return x, total, nil // KKT point
-			}
-			dropped = append(dropped, i)
-			ws = o.c.workingSet(x, o.s.FeasTol, dropped)
-			dir = ws.project(g)
-		}
-		for j := range dir {
-			dir[j] = -dir[j]
+		ws, dir := rn.descentDirection(x, g, &dropped)
+		if dir == nil {
+			return x, total, nil // KKT point
 		}
 		slope := dot(g, dir) // < 0
 		if !(slope < 0) {
 			return x, total, nil
 		}
-		amax := o.c.ratioTest(x, dir, ws.in)
-		// Curvature along dir from one gradient difference (exact for quadratics).
-		dn := norm(dir)
-		h := hessStep(o.s, o.r, x) / dn
-		xt := make([]float64, d)
-		for j := range xt {
-			xt[j] = x[j] + h*dir[j]
-		}
-		gt := make([]float64, d)
-		if err := ev.grad(gt, xt); err != nil {
+		alpha, err := rn.stepLength(x, dir, slope, ws)
+		if err != nil {
 			return x, total, err
 		}
-		curv := (dot(gt, dir) - slope) / h
-		alpha := amax
-		if curv > 0 {
-			alpha = math.Min(amax, -slope/curv)
+		xn, dec, err := rn.backtrack(x, dir, alpha, slope, base.f, ws)
+		if xn == nil || err != nil {
+			return x, total, err
 		}
-		if math.IsInf(alpha, 1) {
-			alpha = 10 * o.r / dn // unbounded ray of negative curvature: long but finite
-		}
-		var xn []float64
-		var dec float64
-		accepted := false
-		for bt := 0; bt < maxBacktracks; bt++ {
-			xn = make([]float64, d)
-			for j := range xn {
-				xn[j] = x[j] + alpha*dir[j]
-			}
-			xn = o.c.snap(xn, o.s.FeasTol, ws.in)
-			if xn == nil {
-				alpha /= 2
-				continue
-			}
-			start := decreaseBase{x: x, f: base.f}
-			dec, err = ev.decrease(start, xn)
-			var nf *NonFiniteError
-			if errors.As(err, &nf) {
-				// f overflows at the trial point (the ratio test may reach a far wall):
-				// a rejected step, not a failed run.
-				alpha /= 2
-				continue
-			}
-			if err != nil {
-				return x, total, err
-			}
-			if dec >= -armijoC*alpha*slope && dec > 0 {
-				accepted = true
-				break
-			}
-			alpha /= 2
-		}
-		if !accepted {
-			return x, total, nil
-		}
-		st.DescentSteps++
+		ev.stats.DescentSteps++
 		x = xn
 		total += dec
 		base.x = x
-		if o.p.Func != nil {
+		if rn.p.Func != nil {
 			base.f -= dec
 		}
 		dropped = dropped[:0]
 		if err := ev.grad(g, x); err != nil {
 			return x, total, err
 		}
-		if dec < descentStall*o.s.Delta {
+		rn.report(EventDescentStep, x, rn.dec+total, nil)
+		if dec < descentStall*rn.s.Delta {
 			break
 		}
 	}
 	return x, total, nil
+}
+
+// descentDirection returns the working set at x and d = −P_W g, releasing the rows of
+// most negative multiplier (appended to dropped) while d vanishes; d is nil at a KKT
+// point.
+func (rn *run) descentDirection(x, g []float64, dropped *[]int) (*workingSet, []float64) {
+	ws := rn.c.workingSet(x, rn.s.FeasTol, *dropped)
+	dir := ws.project(g)
+	gn := norm(g)
+	for norm(dir) <= lambdaTol*gn {
+		i := ws.mostNegative(g, lambdaTol*gn)
+		if i < 0 {
+			return ws, nil
+		}
+		*dropped = append(*dropped, i)
+		ws = rn.c.workingSet(x, rn.s.FeasTol, *dropped)
+		dir = ws.project(g)
+	}
+	for j := range dir {
+		dir[j] = -dir[j]
+	}
+	return ws, dir
+}
+
+// stepLength returns the first trial step along dir: the minimizer for the curvature
+// measured by one gradient difference (exact for quadratics), capped by the ratio test
+// against the rows outside W, and 10r/‖dir‖ along an unbounded ray of negative curvature.
+func (rn *run) stepLength(x, dir []float64, slope float64, ws *workingSet) (float64, error) {
+	amax := rn.c.ratioTest(x, dir, ws.in)
+	dn := norm(dir)
+	h := hessStep(rn.s, rn.r, x) / dn
+	xt := make([]float64, len(x))
+	for j := range xt {
+		xt[j] = x[j] + h*dir[j]
+	}
+	gt := make([]float64, len(x))
+	if err := rn.ev.grad(gt, xt); err != nil {
+		return 0, err
+	}
+	curv := (dot(gt, dir) - slope) / h
+	alpha := amax
+	if curv > 0 {
+		alpha = math.Min(amax, -slope/curv)
+	}
+	if math.IsInf(alpha, 1) {
+		alpha = 10 * rn.r / dn // unbounded ray of negative curvature: long but finite
+	}
+	return alpha, nil
+}
+
+// backtrack halves alpha until x + alpha·dir, snapped onto S, passes the Armijo test on
+// f (fx = f(x) when Func is set); it returns the point and its decrease, or nil when no
+// step passes within maxBacktracks halvings. A trial point where f overflows is a
+// rejected step, not an error.
+func (rn *run) backtrack(x, dir []float64, alpha, slope, fx float64, ws *workingSet) ([]float64, float64, error) {
+	for bt := 0; bt < maxBacktracks; bt++ {
+		xn := make([]float64, len(x))
+		for j := range xn {
+			xn[j] = x[j] + alpha*dir[j]
+		}
+		xn = rn.c.snap(xn, rn.s.FeasTol, ws.in)
+		if xn == nil {
+			alpha /= 2
+			continue
+		}
+		dec, err := rn.ev.decrease(decreaseBase{x: x, f: fx}, xn)
+		var nf *NonFiniteError
+		if errors.As(err, &nf) {
+			// f overflows at the trial point (the ratio test may reach a far wall):
+			// a rejected step, not a failed run.
+			alpha /= 2
+			continue
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if dec >= -armijoC*alpha*slope && dec > 0 {
+			return xn, dec, nil
+		}
+		alpha /= 2
+	}
+	return nil, 0, nil
 }

@@ -38,6 +38,9 @@
 // Randomness (the paper's perturbations ζ and γ, the corner path's Gaussian starts and
 // its estimate of L) comes from math/rand/v2, seeded by Settings.Seed afresh for every
 // Minimize and every Escape call, so the same Settings and point give bit-identical
-// results. An Optimizer is not safe for concurrent use; the oracles are called from one
-// goroutine at a time.
+// results. An Optimizer never changes after New: each Escape and Minimize call keeps its
+// state (oracle counts, the stochastic σ estimate, the generator, the radius Minimize
+// halves, Purify's undo point) in a value of its own, so calls may run concurrently when
+// the oracles (and Callback, Progress) are safe for concurrent use. Within one call the
+// oracles are called from one goroutine at a time.
 package houdini

@@ -35,14 +35,15 @@ func New(p Problem, c *Constraints, s Settings) (*Optimizer, error) {
 // *NonFiniteError or *InfeasibleError for a bad x, and a *NonFiniteError when an oracle
 // returns NaN or Inf. Cost: d+1 gradient calls (1 with Problem.Hess), one EigenSym of M
 // (order d), O(d²) per row pushed by the walk, then per examined subset of t rows a few
-// dozen t×t systems of cost O(d·t²) each and O(d²) per candidate (examineEigen), and up to
-// maxVerify decrease checks. A subset examineEigen cannot resolve with certainty
-// (EscapeResult.Fallbacks) costs what every subset cost before: one projection of M
-// (O(d²t)) and one EigenSym of order d − t.
+// dozen t×t systems of cost O(d·t²) each and O(d²) per candidate (FindInside's eigenbasis
+// backend), and up to maxVerify decrease checks. A subset the eigenbasis backend cannot
+// resolve with certainty (EscapeResult.Fallbacks) goes to the dense backend: one
+// projection of M (O(d²t)) and one EigenSym of order d − t.
 //
 // When Settings.Method is MethodCorner, or MethodAuto picks it (no Problem.Hess and
-// d ≥ AutoCornerDim), Escape runs HoudiniCorner (alg:matrix_copositivity) instead: gradients
-// only, no d×d matrix, and never a certificate; EscapeResult.Method says which ran.
+// d ≥ AutoCornerDim), Escape runs HoudiniCorner (alg:matrix_copositivity) instead:
+// gradients only, no d×d matrix; EscapeResult.Method says which ran. Escape ignores
+// MaxGradEvals, Callback and Progress, which belong to Minimize.
 func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {
 	if err := o.checkPoint(x, "x"); err != nil {
 		return nil, err
@@ -81,8 +82,10 @@ func (o *Optimizer) checkPoint(x []float64, what string) error {
 // *NonFiniteError (with the point) when an oracle returns NaN or Inf; budgets, the
 // context and the callback end the run with a Status, not an error. When the model
 // promises a decrease that f does not deliver, Minimize halves the radius and retries
-// (at most 10 times, Stats.RadiusHalvings); Result.Radius is the r of the certificate. A run is
-// deterministic: the same Settings (Seed included) give bit-identical Results.
+// (at most 10 times, Stats.RadiusHalvings); Result.Radius is the r of the certificate. A
+// run is deterministic: the same Settings (Seed included) give bit-identical Results.
+// Settings.Callback hears of every escape and Settings.Progress of every descent step,
+// escape, purification and radius halving.
 func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error) {
 	if err := o.checkPoint(x0, "x0"); err != nil {
 		return nil, err

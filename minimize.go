@@ -11,160 +11,185 @@ import (
 // the model's disagreement with f is reported as StatusModelMismatch.
 const minRadiusFraction = 0x1p-10
 
-// minimize is Optimizer.Minimize from the checked point x0.
-func (o *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
-	start := time.Now()
-	ev := o.ev
-	st := ev.stats
-	x := append([]float64(nil), x0...)
-	res := &Result{Delta: o.s.Delta, F: math.NaN()}
-	r0 := o.r
-	status := StatusEscapeLimit
+// minimize is Optimizer.Minimize from the checked point x0: escapes, with the descent
+// phase before each (unless EscapesOnly, or a stochastic oracle) and Purify after a
+// certificate, until a status ends the run.
+func (rn *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
+	rn.start = time.Now()
+	rn.x = append([]float64(nil), x0...)
+	status, err := rn.loop(ctx)
+	if err != nil {
+		return nil, err
+	}
 	// undo is the point of the last certificate Purify moved away from, kept until an
 	// escape moves: when the run ends undecided before that (the escape at the purified
 	// point cannot decide, a budget runs out, an oracle fails there), Minimize returns
 	// there, certified. Cancellation and the callback are reported as they are.
-	var undo *certifiedPoint
-loop:
+	if rn.undo != nil && status != StatusCertified && status != StatusCanceled && status != StatusCallback {
+		status = rn.restoreCertified()
+	}
+	return rn.result(status)
+}
+
+// loop runs the escapes of Minimize and returns the status that ends them.
+func (rn *run) loop(ctx context.Context) (Status, error) {
+	st := rn.ev.stats
 	for {
 		if ctx.Err() != nil {
-			status = StatusCanceled
-			break
+			return StatusCanceled, nil
 		}
-		if st.Escapes >= o.s.MaxEscapes || (o.s.MaxGradEvals > 0 && st.GradEvals >= o.s.MaxGradEvals) {
-			status = StatusEvalLimit
-			if st.Escapes >= o.s.MaxEscapes {
-				status = StatusEscapeLimit
-			}
-			break
+		if st.Escapes >= rn.s.MaxEscapes {
+			return StatusEscapeLimit, nil
+		}
+		if rn.s.MaxGradEvals > 0 && st.GradEvals >= rn.s.MaxGradEvals {
+			return StatusEvalLimit, nil
 		}
 		// Right after a purification the escape comes first: the move may have raised f
 		// by purifySlack·δ, a descent could take it back, and the two would cycle.
-		if !o.s.EscapesOnly && ev.sto == nil && undo == nil { // descent needs exact oracles
-			xd, dec, err := o.descend(ctx, x, ev, st)
-			x = xd
-			res.Decrease += dec
+		if !rn.s.EscapesOnly && rn.ev.sto == nil && rn.undo == nil { // descent needs exact oracles
+			xd, dec, err := rn.descend(ctx, rn.x)
+			rn.x = xd
+			rn.dec += dec
 			if errors.Is(err, errGradBudget) {
-				status = StatusEvalLimit
-				break
+				return StatusEvalLimit, nil
 			}
 			if err != nil {
-				return nil, err
+				return 0, err
 			}
 		}
-		e, err := o.escape(ctx, x)
+		e, err := rn.escape(ctx, rn.x)
 		var nf *NonFiniteError
 		switch {
 		case errors.Is(err, errGradBudget):
-			status = StatusEvalLimit // the escape was cut short: no move, no certificate
-			break loop
-		case undo != nil && errors.As(err, &nf):
-			status = StatusNumericalFailure // an oracle failed at the purified point
-			break loop
+			return StatusEvalLimit, nil // the escape was cut short: no move, no certificate
+		case rn.undo != nil && errors.As(err, &nf):
+			return StatusNumericalFailure, nil // an oracle failed at the purified point
 		case err != nil:
-			return nil, err
+			return 0, err
 		}
-		st.Escapes++
-		st.SubsetsExamined += e.Examined
-		st.SubsetsPruned += e.Pruned
-		if e.Method == MethodCorner {
-			st.CornerEscapes++
-			st.CornerIters += e.Iters
-			st.L = e.L
-		} else {
-			st.FullEscapes++
-		}
-		if e.Found {
-			undo = nil
-			st.Cases[e.Case]++
-			x = e.X
-			res.Decrease += e.Decrease
-		}
-		if o.s.Callback != nil && o.s.Callback(st.Escapes, e) {
-			status = StatusCallback
+		rn.recordEscape(e)
+		if rn.s.Callback != nil && rn.s.Callback(st.Escapes, e) {
 			if e.Certified {
-				status = StatusCertified
-				res.Confidence = e.Confidence
+				rn.confidence = e.Confidence
+				return StatusCertified, nil
 			}
-			break loop
+			return StatusCallback, nil
 		}
-		switch {
-		case e.Found:
-			continue
-		case e.Certified && o.s.Purify && ev.sto == nil:
-			xp, moved, dec, err := o.purify(ctx, x, ev)
-			if err != nil && !errors.Is(err, errGradBudget) && !errors.As(err, &nf) {
-				return nil, err
-			}
-			if moved {
-				undo = &certifiedPoint{x: x, decrease: res.Decrease, confidence: e.Confidence, radius: o.r}
-				x = xp
-				res.Decrease += dec
-				st.Purifications++
-				continue
-			}
-			// No move (or the budget, or an oracle, failed while purifying): the
-			// certificate at x stands.
-			status = StatusCertified
-			res.Confidence = e.Confidence
-		case e.Certified:
-			status = StatusCertified
-			res.Confidence = e.Confidence
-		case e.Canceled:
-			status = StatusCanceled
-		case e.NumericalFailure:
-			status = StatusNumericalFailure
-		case !e.Complete:
-			status = StatusSubsetLimit
-		case e.Method == MethodCorner:
-			status = StatusCornerNoMove
-		case o.r/2 >= r0*minRadiusFraction:
-			// The model promised a decrease of δ/2 that f did not deliver: its error on
-			// B(x, r) exceeds the budget of lem:stochastic-approximation. As app:experiments
-			// suggests, reduce the radius and try again from the same point.
-			o.r /= 2
-			st.RadiusHalvings++
-			continue
-		default:
-			status = StatusModelMismatch
+		if status, done, err := rn.afterEscape(ctx, e); done || err != nil {
+			return status, err
 		}
-		break loop
 	}
-	if undo != nil && status != StatusCertified && status != StatusCanceled && status != StatusCallback {
-		status = undo.restore(&x, res, o, st)
+}
+
+// recordEscape counts the escape e in the run's Stats, takes its move, and reports it.
+func (rn *run) recordEscape(e *EscapeResult) {
+	st := rn.ev.stats
+	st.Escapes++
+	st.SubsetsExamined += e.Examined
+	st.SubsetsPruned += e.Pruned
+	if e.Method == MethodCorner {
+		st.CornerEscapes++
+		st.CornerIters += e.Iters
+		st.L = e.L
+	} else {
+		st.FullEscapes++
 	}
-	res.Radius = o.r
-	if o.p.Func != nil {
-		f, err := ev.value(x)
+	if e.Found {
+		rn.undo = nil
+		st.Cases[e.Case]++
+		rn.x = e.X
+		rn.dec += e.Decrease
+	}
+	rn.report(EventEscape, rn.x, rn.dec, e)
+}
+
+// afterEscape decides what an escape that the callback let pass means: another round
+// (done false: a move, a purification, a halved radius), or the status that ends the run.
+func (rn *run) afterEscape(ctx context.Context, e *EscapeResult) (status Status, done bool, err error) {
+	switch {
+	case e.Found:
+		return 0, false, nil
+	case e.Certified && rn.s.Purify && rn.ev.sto == nil:
+		moved, err := rn.purifyStep(ctx, e)
+		if moved || err != nil {
+			return 0, false, err
+		}
+		// No move (or the budget, or an oracle, failed while purifying): the
+		// certificate at x stands.
+		rn.confidence = e.Confidence
+		return StatusCertified, true, nil
+	case e.Certified:
+		rn.confidence = e.Confidence
+		return StatusCertified, true, nil
+	case e.Canceled:
+		return StatusCanceled, true, nil
+	case e.NumericalFailure:
+		return StatusNumericalFailure, true, nil
+	case !e.Complete:
+		return StatusSubsetLimit, true, nil
+	case e.Method == MethodCorner:
+		return StatusCornerNoMove, true, nil
+	case rn.r/2 >= rn.s.Radius*minRadiusFraction:
+		// The model promised a decrease of δ/2 that f did not deliver: its error on
+		// B(x, r) exceeds the budget of lem:stochastic-approximation. As app:experiments
+		// suggests, reduce the radius and try again from the same point.
+		rn.r /= 2
+		rn.ev.stats.RadiusHalvings++
+		rn.report(EventRadiusHalved, rn.x, rn.dec, nil)
+		return 0, false, nil
+	}
+	return StatusModelMismatch, true, nil
+}
+
+// purifyStep tries a purification move from the point the escape e certified; moved
+// reports one, after which the run continues from the new point with the certified one
+// kept for undo. A budget or an oracle failing while purifying is no error: the
+// certificate stands.
+func (rn *run) purifyStep(ctx context.Context, e *EscapeResult) (moved bool, err error) {
+	xp, moved, dec, err := rn.purify(ctx, rn.x)
+	var nf *NonFiniteError
+	if err != nil && !errors.Is(err, errGradBudget) && !errors.As(err, &nf) {
+		return false, err
+	}
+	if !moved {
+		return false, nil
+	}
+	rn.undo = &certifiedPoint{x: rn.x, decrease: rn.dec, confidence: e.Confidence, radius: rn.r}
+	rn.x = xp
+	rn.dec += dec
+	rn.ev.stats.Purifications++
+	rn.report(EventPurification, rn.x, rn.dec, nil)
+	return true, nil
+}
+
+// result returns Minimize's Result at the run's point with the given status.
+func (rn *run) result(status Status) (*Result, error) {
+	res := &Result{X: rn.x, F: math.NaN(), Decrease: rn.dec, Status: status, Delta: rn.s.Delta,
+		Radius: rn.r, Confidence: rn.confidence, Sigma: rn.ev.sigmaEstimate()}
+	if status != StatusCertified {
+		res.Confidence = 0
+	}
+	if rn.p.Func != nil {
+		f, err := rn.ev.value(rn.x)
 		if err != nil {
 			return nil, err
 		}
 		res.F = f
 	}
-	res.Sigma = ev.sigmaEstimate()
-	res.X = x
-	res.Status = status
-	if o.c != nil {
-		_, v := o.c.Violation(x)
+	if rn.c != nil {
+		_, v := rn.c.Violation(rn.x)
 		res.MaxViolation = math.Max(0, v)
 	}
-	st.Runtime = time.Since(start)
-	res.Stats = *st
+	rn.ev.stats.Runtime = time.Since(rn.start)
+	res.Stats = *rn.ev.stats
 	return res, nil
 }
 
-// certifiedPoint is a certified iterate Purify moved away from, with the run's decrease
-// and the certificate's confidence and radius there. Minimize restores it when the run
-// ends, undecided, before moving on from the purified point.
-type certifiedPoint struct {
-	x                            []float64
-	decrease, confidence, radius float64
-}
-
-// restore returns the run to the certified point: X, Decrease, Confidence and the radius,
-// counting the undone move.
-func (c *certifiedPoint) restore(x *[]float64, res *Result, o *run, st *Stats) Status {
-	*x, res.Decrease, res.Confidence, o.r = c.x, c.decrease, c.confidence, c.radius
-	st.PurificationsUndone++
+// restoreCertified returns the run to the certified point Purify moved away from: X, the
+// decrease, the confidence and the radius, counting the undone move.
+func (rn *run) restoreCertified() Status {
+	c := rn.undo
+	rn.x, rn.dec, rn.confidence, rn.r = c.x, c.decrease, c.confidence, c.radius
+	rn.ev.stats.PurificationsUndone++
 	return StatusCertified
 }

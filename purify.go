@@ -38,12 +38,13 @@ const (
 // repeated purification ends at a vertex. purify returns the new point, whether it moved,
 // and f(x) − f(x′) (≥ −purifySlack·δ). It needs exact oracles; Minimize calls it only
 // then.
-func (o *run) purify(ctx context.Context, x []float64, ev *evaluator) ([]float64, bool, float64, error) {
-	if o.c == nil || ctx.Err() != nil {
+func (rn *run) purify(ctx context.Context, x []float64) ([]float64, bool, float64, error) {
+	if rn.c == nil || ctx.Err() != nil {
 		return nil, false, 0, nil // no wall to reach
 	}
+	ev := rn.ev
 	d := len(x)
-	ws := o.c.workingSet(x, o.s.FeasTol, nil)
+	ws := rn.c.workingSet(x, rn.s.FeasTol, nil)
 	Z := freeBasis(ws, d)
 	if Z == nil {
 		return nil, false, 0, nil // x is a vertex
@@ -53,7 +54,7 @@ func (o *run) purify(ctx context.Context, x []float64, ev *evaluator) ([]float64
 	if err := ev.grad(g, x); err != nil {
 		return nil, false, 0, err
 	}
-	HZ, err := faceHessian(Z, x, g, ev, o.s, o.r)
+	HZ, err := faceHessian(Z, x, g, ev, rn.s, rn.r)
 	if err != nil {
 		return nil, false, 0, err
 	}
@@ -82,32 +83,43 @@ func (o *run) purify(ctx context.Context, x []float64, ev *evaluator) ([]float64
 					dir[j] = -dir[j]
 				}
 			}
-			alpha := o.c.ratioTest(x, dir, ws.in)
-			if math.IsInf(alpha, 1) || !(alpha > 0) {
-				continue // no wall this way
-			}
-			if alpha*dot(g, dir)+0.5*alpha*alpha*lam[k] > purifyModelTol*o.s.Delta {
-				continue
-			}
-			xn := make([]float64, d)
-			for j := range xn {
-				xn[j] = x[j] + alpha*dir[j]
-			}
-			if xn = o.c.snap(xn, o.s.FeasTol, ws.in); xn == nil {
-				continue
-			}
-			dec, err := ev.decrease(base, xn)
-			var nf *NonFiniteError
-			if errors.As(err, &nf) {
-				continue // f overflows at the wall: not a move
-			}
-			if err != nil {
-				return nil, false, 0, err
-			}
-			if dec >= -purifySlack*o.s.Delta {
-				return xn, true, dec, nil
+			xn, dec, ok, err := rn.toWall(x, g, dir, lam[k], base, ws)
+			if ok || err != nil {
+				return xn, ok, dec, err
 			}
 		}
 	}
 	return nil, false, 0, nil
+}
+
+// toWall tries the move from x along dir (curvature lam on the face) to the first row
+// outside the working set: it returns the point and its decrease when the model's change
+// there is at most purifyModelTol·δ and f rises by at most purifySlack·δ, measured.
+func (rn *run) toWall(x, g, dir []float64, lam float64, base decreaseBase, ws *workingSet) ([]float64, float64, bool, error) {
+	alpha := rn.c.ratioTest(x, dir, ws.in)
+	if math.IsInf(alpha, 1) || !(alpha > 0) {
+		return nil, 0, false, nil // no wall this way
+	}
+	if alpha*dot(g, dir)+0.5*alpha*alpha*lam > purifyModelTol*rn.s.Delta {
+		return nil, 0, false, nil
+	}
+	xn := make([]float64, len(x))
+	for j := range xn {
+		xn[j] = x[j] + alpha*dir[j]
+	}
+	if xn = rn.c.snap(xn, rn.s.FeasTol, ws.in); xn == nil {
+		return nil, 0, false, nil
+	}
+	dec, err := rn.ev.decrease(base, xn)
+	var nf *NonFiniteError
+	if errors.As(err, &nf) {
+		return nil, 0, false, nil // f overflows at the wall: not a move
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if dec >= -purifySlack*rn.s.Delta {
+		return xn, dec, true, nil
+	}
+	return nil, 0, false, nil
 }

@@ -1,9 +1,13 @@
 package houdini
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"time"
+)
 
 // run is the state of one Escape or Minimize call: everything the call changes. The
-// Optimizer that made it lends its problem and validated settings, read-only.
+// Optimizer that made it lends its problem and validated settings, read-only, so that no
+// call sees another's state and the same call repeats bit for bit.
 type run struct {
 	p    Problem
 	c    *Constraints
@@ -12,15 +16,40 @@ type run struct {
 	ev   *evaluator
 	rng  *rand.Rand
 	test testOptions
+
+	// Minimize's loop (minimize.go).
+	start      time.Time
+	x          []float64       // the current point
+	dec        float64         // f(x0) − f(x)
+	confidence float64         // the certificate's, once one ends the run
+	undo       *certifiedPoint // the certified point Purify moved away from, until an escape moves
 }
 
 // testOptions are switches that only the tests set (export_test.go), to compare the
 // escape against simpler references.
 type testOptions struct {
 	// noPrune turns off the two pruning rules of the subset walk (holdForcedRows and the
-	// relaxed bound in walk).
+	// relaxed bound in walk.enumerate).
 	noPrune bool
-	// referenceEscape examines every subset by its own EigenSym (findInside) instead of
-	// from M's eigenbasis (examineEigen).
+	// referenceEscape examines every subset with the dense FindInside backend instead of
+	// from M's eigenbasis.
 	referenceEscape bool
+}
+
+// report sends a Progress report to Settings.Progress, if set.
+func (rn *run) report(e Event, x []float64, dec float64, esc *EscapeResult) {
+	if rn.s.Progress == nil {
+		return
+	}
+	st := *rn.ev.stats
+	st.Runtime = time.Since(rn.start)
+	rn.s.Progress(Progress{Event: e, X: x, Decrease: dec, Radius: rn.r, Escape: esc, Stats: st})
+}
+
+// certifiedPoint is a certified iterate Purify moved away from, with the run's decrease
+// and the certificate's confidence and radius there. Minimize restores it when the run
+// ends, undecided, before moving on from the purified point.
+type certifiedPoint struct {
+	x                            []float64
+	decrease, confidence, radius float64
 }
