@@ -40,58 +40,12 @@ func phaseOne(A [][]float64, b []float64) lpVerdict {
 	if k == 0 {
 		return lpFeasible
 	}
-	d := len(A[0])
-	// Columns: x⁺ (d), x⁻ (d), slacks (k), artificials (one per negated row), rhs.
-	var neg []int
-	for i, bi := range b {
-		if bi < 0 {
-			neg = append(neg, i)
-		}
-	}
-	nArt := len(neg)
-	ncol := 2*d + k + nArt
-	T := make([][]float64, k)
-	basis := make([]int, k)
-	art := 0
-	scale := 1.0
-	for i := 0; i < k; i++ {
-		row := make([]float64, ncol+1)
-		sgn := 1.0
-		if b[i] < 0 {
-			sgn = -1
-		}
-		for j, a := range A[i] {
-			row[j] = sgn * a
-			row[d+j] = -sgn * a
-		}
-		row[2*d+i] = sgn
-		row[ncol] = sgn * b[i]
-		scale += math.Abs(b[i])
-		if sgn < 0 {
-			row[2*d+k+art] = 1
-			basis[i] = 2*d + k + art
-			art++
-		} else {
-			basis[i] = 2*d + i
-		}
-		T[i] = row
-	}
-	if nArt == 0 {
+	tb := newTableau(A, b)
+	if tb.nArt == 0 {
 		return lpFeasible // x = 0 satisfies every row
 	}
-	// Reduced costs of min Σ artificials: cost row = −Σ (rows with an artificial).
-	cost := make([]float64, ncol+1)
-	for i := 0; i < k; i++ {
-		if basis[i] >= 2*d+k {
-			for j := range cost {
-				cost[j] -= T[i][j]
-			}
-		}
-	}
-	for j := 2*d + k; j < ncol; j++ {
-		cost[j] = 0
-	}
-	maxPivots := 50*(k+d) + 1000
+	T, cost, basis, ncol := tb.T, tb.cost, tb.basis, tb.ncol
+	maxPivots := 50*(k+len(A[0])) + 1000
 	for it := 0; it < maxPivots; it++ {
 		enter := -1
 		for j := 0; j < ncol; j++ {
@@ -102,7 +56,7 @@ func phaseOne(A [][]float64, b []float64) lpVerdict {
 		}
 		if enter < 0 {
 			// Optimal: the objective is −cost[rhs].
-			if -cost[ncol] > lpInfeasTol*scale {
+			if -cost[ncol] > lpInfeasTol*tb.scale {
 				return lpInfeasible
 			}
 			return lpFeasible
@@ -127,6 +81,68 @@ func phaseOne(A [][]float64, b []float64) lpVerdict {
 		basis[leave] = enter
 	}
 	return lpUndecided
+}
+
+// tableau is phase one's dense simplex tableau: rows T (ncol columns and the right-hand
+// side), the basic variable of each row, the reduced-cost row of the sum of artificials,
+// the number of artificials and the scale 1 + Σ|bᵢ| of lpInfeasTol.
+type tableau struct {
+	T     [][]float64
+	basis []int
+	cost  []float64
+	ncol  int
+	nArt  int
+	scale float64
+}
+
+// newTableau builds phase one's tableau for the rows A, b. Columns: x⁺ (d), x⁻ (d),
+// slacks (k), artificials (one per negated row), rhs.
+func newTableau(A [][]float64, b []float64) *tableau {
+	k, d := len(A), len(A[0])
+	nArt := 0
+	for _, bi := range b {
+		if bi < 0 {
+			nArt++
+		}
+	}
+	ncol := 2*d + k + nArt
+	tb := &tableau{T: make([][]float64, k), basis: make([]int, k), ncol: ncol, nArt: nArt, scale: 1}
+	art := 0
+	for i := 0; i < k; i++ {
+		row := make([]float64, ncol+1)
+		sgn := 1.0
+		if b[i] < 0 {
+			sgn = -1
+		}
+		for j, a := range A[i] {
+			row[j] = sgn * a
+			row[d+j] = -sgn * a
+		}
+		row[2*d+i] = sgn
+		row[ncol] = sgn * b[i]
+		tb.scale += math.Abs(b[i])
+		if sgn < 0 {
+			row[2*d+k+art] = 1
+			tb.basis[i] = 2*d + k + art
+			art++
+		} else {
+			tb.basis[i] = 2*d + i
+		}
+		tb.T[i] = row
+	}
+	// Reduced costs of min Σ artificials: cost row = −Σ (rows with an artificial).
+	tb.cost = make([]float64, ncol+1)
+	for i := 0; i < k; i++ {
+		if tb.basis[i] >= 2*d+k {
+			for j := range tb.cost {
+				tb.cost[j] -= tb.T[i][j]
+			}
+		}
+	}
+	for j := 2*d + k; j < ncol; j++ {
+		tb.cost[j] = 0
+	}
+	return tb
 }
 
 // pivot makes column j basic in row r of the tableau T and updates the cost row.

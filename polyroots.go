@@ -188,6 +188,15 @@ func bracketedNewton(h func(t float64) (val, deriv float64, ok bool), a, b float
 	if fromNeg {
 		t = a
 	}
+	return safeguardedNewton(h, t, a, b, tol, maxIter, true)
+}
+
+// safeguardedNewton is the one safeguarded Newton iteration of the package: from t in
+// the bracket [a, b] of a sign change of h (h(a) < 0 < h(b), a > b allowed) it takes
+// safeguardedStep until |h(t)| ≤ tol or a step is done, and returns then the step's
+// target when stepOnDone, else the last t where h was evaluated; converged is false when
+// h reports failure or maxIter steps did not suffice (t is then the last iterate).
+func safeguardedNewton(h func(t float64) (val, deriv float64, ok bool), t, a, b, tol float64, maxIter int, stepOnDone bool) (float64, bool) {
 	for it := 0; it < maxIter; it++ {
 		ht, dh, ok := h(t)
 		if !ok {
@@ -196,51 +205,43 @@ func bracketedNewton(h func(t float64) (val, deriv float64, ok bool), a, b float
 		if math.Abs(ht) <= tol {
 			return t, true
 		}
-		if ht < 0 {
-			a = t
-		} else {
-			b = t
-		}
-		next := t - ht/dh
-		lo, hi := math.Min(a, b), math.Max(a, b)
-		if !(next > lo && next < hi) {
-			next = 0.5 * (a + b)
-		}
-		if next == t || hi-lo <= 2*eps*math.Max(math.Abs(lo), math.Abs(hi)) {
+		next, na, nb, done := safeguardedStep(t, ht, dh, a, b)
+		if done && stepOnDone {
 			return next, true
 		}
-		t = next
+		if done {
+			return t, true
+		}
+		t, a, b = next, na, nb
 	}
 	return t, false
 }
 
-// convexMin returns the minimizer of a convex function on the bracket (a, b) that holds
-// it, from its increasing derivative: deriv(t) returns ψ′(t) and ψ″(t). Newton's method
-// on ψ′ from the midpoint, safeguarded by bisection (a step leaving the current bracket
-// is replaced by its midpoint), stops when a step stalls (it returns the same t) or the
-// bracket is down to a few ulps. converged is false when deriv fails or maxIter steps did
-// not suffice; t is then the last iterate. Both backends of FindInside find the minimizer
-// of ψ between two poles with it (secular.inner, ebSubset.innerRoots).
-func convexMin(deriv func(t float64) (d1, d2 float64, ok bool), a, b float64, maxIter int) (t float64, converged bool) {
-	t = 0.5 * (a + b)
-	for it := 0; it < maxIter; it++ {
-		d1, d2, ok := deriv(t)
-		if !ok {
-			return t, false
-		}
-		if d1 < 0 {
-			a = t
-		} else {
-			b = t
-		}
-		next := t - d1/d2
-		if !(next > a && next < b) {
-			next = 0.5 * (a + b)
-		}
-		if next == t || b-a <= 2*eps*math.Max(math.Abs(a), math.Abs(b)) {
-			return t, true
-		}
-		t = next
+// safeguardedStep is one step of Newton's method safeguarded by bisection: with
+// ht = h(t) and dh = h′(t) it moves the end of the bracket [a, b] of a sign change of h
+// (h(a) < 0 < h(b), a > b allowed) where h has t's sign to t, and returns the Newton step
+// t − ht/dh, or the new bracket's midpoint when that step leaves it. done reports that
+// the step stalls (returns t) or the bracket is down to a few ulps.
+func safeguardedStep(t, ht, dh, a, b float64) (next, na, nb float64, done bool) {
+	if ht < 0 {
+		a = t
+	} else {
+		b = t
 	}
-	return t, false
+	next = t - ht/dh
+	lo, hi := math.Min(a, b), math.Max(a, b)
+	if !(next > lo && next < hi) {
+		next = 0.5 * (a + b)
+	}
+	return next, a, b, next == t || hi-lo <= 2*eps*math.Max(math.Abs(lo), math.Abs(hi))
+}
+
+// convexMin returns the minimizer of a convex function on the bracket (a, b) that holds
+// it, from its increasing derivative: deriv(t) returns ψ′(t) and ψ″(t). It is the
+// safeguarded Newton iteration on ψ′ from the midpoint, to a stall or a bracket of a few
+// ulps, returning the last iterate at which ψ′ was evaluated. converged is false when
+// deriv fails or maxIter steps did not suffice. Both backends of FindInside find the
+// minimizer of ψ between two poles with it (secular.inner, ebSubset.innerRoots).
+func convexMin(deriv func(t float64) (d1, d2 float64, ok bool), a, b float64, maxIter int) (t float64, converged bool) {
+	return safeguardedNewton(deriv, 0.5*(a+b), a, b, 0, maxIter, false)
 }

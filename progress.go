@@ -14,17 +14,16 @@ const (
 	EventEscape                        // an escape ended: a move, a certificate, or neither (Progress.Escape)
 	EventPurification                  // Purify moved a certified point to a wall
 	EventRadiusHalved                  // the model promised a decrease f did not deliver: r was halved
-	numEvents
 )
 
 var eventNames = [...]string{"", "descent", "escape", "purify", "halve r"}
 
 // String names the event.
 func (e Event) String() string {
-	if e <= 0 || e >= numEvents {
+	if e == 0 {
 		return "Event(?)"
 	}
-	return eventNames[e]
+	return enumName(e, eventNames[:], "Event")
 }
 
 // Progress is one report of Minimize to Settings.Progress.

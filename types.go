@@ -62,10 +62,7 @@ var methodNames = [...]string{"auto", "full", "corner"}
 
 // String names the method.
 func (m Method) String() string {
-	if m < 0 || m >= numMethods {
-		return "Method(?)"
-	}
-	return methodNames[m]
+	return enumName(m, methodNames[:], "Method")
 }
 
 // Case says which candidate of FindInside produced a move.
@@ -87,10 +84,7 @@ var caseNames = [...]string{"none", "large gradient", "interior", "ball boundary
 
 // String names the case.
 func (c Case) String() string {
-	if c < 0 || c >= numCases {
-		return "Case(?)"
-	}
-	return caseNames[c]
+	return enumName(c, caseNames[:], "Case")
 }
 
 // Status says why Minimize stopped.
@@ -119,10 +113,7 @@ var statusNames = [...]string{"not run", "certified δ-SOSP", "subset limit", "e
 
 // String describes the status.
 func (s Status) String() string {
-	if s < 0 || s >= numStatuses {
-		return "Status(?)"
-	}
-	return statusNames[s]
+	return enumName(s, statusNames[:], "Status")
 }
 
 // Early reports whether Minimize stopped before earning a certificate (StatusNotRun
@@ -244,4 +235,12 @@ type Result struct {
 	Sigma float64
 	// Stats counts the run's work.
 	Stats Stats
+}
+
+// enumName returns names[v], or kind(?) for a value out of range.
+func enumName[T ~int](v T, names []string, kind string) string {
+	if v < 0 || int(v) >= len(names) {
+		return kind + "(?)"
+	}
+	return names[v]
 }
