@@ -1,8 +1,8 @@
 package main
 
-// What established solvers reach on the basic set, copied from shared/peers/README.md
+// What established solvers reach on the basic set, copied from testdata/peers/README.md
 // ("BoxQP, basic set") and, per instance, IPOPT's gap from the centre start from
-// shared/peers/boxqp_basic.csv (column gap_pct, solver ipopt, start center). SciPy 1.10.1,
+// testdata/peers/boxqp_basic.csv (column gap_pct, solver ipopt, start center). SciPy 1.10.1,
 // NLopt 2.7.1, IPOPT 3.11.9 (MUMPS); exact gradients; single runs on a 2-core machine,
 // times ±30 %.
 

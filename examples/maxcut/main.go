@@ -2,14 +2,14 @@
 // on the max-cut relaxation f(x) = ½xᵀAx over [−1, 1]ⁿ, A the adjacency matrix of an
 // Erdős–Rényi graph G(300, 0.05), δ = 1e-2, r = 1e-1. It prints, per graph, the final f,
 // the cut of sign(x), the fractions of coordinates at ±1, the work and the status beside
-// what SciPy, NLopt and IPOPT reach on the same data, and draws the paper's figure as PNG
-// and SVG. With -balanced it adds Σᵢ xᵢ = 0 (balanced graph partitioning). With -purify
+// what SciPy, NLopt and IPOPT reach on the same data, and, with -out, draws the paper's
+// figure as PNG and SVG into the folder it names. With -balanced it adds Σᵢ xᵢ = 0 (balanced graph partitioning). With -purify
 // (the default) a certified point's flat coordinates are moved to ±1 at no cost in f and the
 // escapes resume (Settings.Purify); -purify=false shows the escapes alone.
 //
 // Run from the repository root:
 //
-//	go run ./examples/maxcut -start zero -mode paper
+//	go run ./examples/maxcut -start zero -mode paper -out figures
 //	go run ./examples/maxcut -start gauss7 -mode fast
 //	go run ./examples/maxcut -balanced -start zero -mode paper
 package main
@@ -48,7 +48,7 @@ func run(args []string, w io.Writer) error {
 	maxSubsets := fs.Int("maxsubsets", 4096, "subset budget per escape (StatusSubsetLimit)")
 	timeout := fs.Duration("timeout", 60*time.Second, "wall-time budget per run (StatusCanceled); 0: none")
 	seed := fs.Uint64("seed", 1, "Settings.Seed")
-	out := fs.String("out", "examples/maxcut", "directory for the figures (fig_<mode>_<start>[_balanced].{png,svg}); empty: no figure")
+	out := fs.String("out", "", "directory for the figures (fig_<mode>_<start>[_balanced].{png,svg}), created if missing; empty: no figure")
 	verbose := fs.Bool("v", false, "log every escape to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -141,7 +141,10 @@ func run(args []string, w io.Writer) error {
 			if *balanced {
 				name += "_balanced"
 			}
-			base := filepath.Join(repo.Path(*out), name)
+			if err := os.MkdirAll(*out, 0o755); err != nil {
+				return err
+			}
+			base := filepath.Join(*out, name)
 			title := fmt.Sprintf("%s mode, x₀ = %s", m, *start)
 			if *purify {
 				title += ", Purify"

@@ -1,8 +1,8 @@
 package main
 
 // What established solvers reach on the same graphs and starts, copied from
-// shared/peers/README.md ("Max-cut relaxation, the paper's experiment") and, per graph,
-// from shared/peers/maxcut.csv (SciPy 1.10.1, NLopt 2.7.1, IPOPT 3.11.9; exact gradients;
+// testdata/peers/README.md ("Max-cut relaxation, the paper's experiment") and, per graph,
+// from testdata/peers/maxcut.csv (SciPy 1.10.1, NLopt 2.7.1, IPOPT 3.11.9; exact gradients;
 // single runs on a 2-core machine, times ±30 %).
 
 // PeerSummary is one row of the README's table: means over the five graphs.

@@ -1,5 +1,5 @@
-// Package repo locates the repository's files for the example programs, so that they run
-// from the repository root or from their own directory (as their tests do).
+// Package repo locates the repository's data files for the example programs, so that
+// they run from the repository root or from their own directory (as their tests do).
 package repo
 
 import (
@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 )
 
-// Path resolves p relative to the repository root (the nearest directory above the
-// working directory holding go.mod) when p does not exist as given.
+// Path resolves p, a path relative to the repository root such as
+// "testdata/maxcut/er300_seed1.edges": when p does not exist as given, it returns p
+// joined to the nearest directory above the working directory where it exists (the
+// examples are a module of their own, in examples/, so the nearest go.mod is not the
+// root). It returns p unchanged when p is absolute or found nowhere.
 func Path(p string) string {
 	if filepath.IsAbs(p) {
 		return p
@@ -21,8 +24,8 @@ func Path(p string) string {
 		return p
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, p)
+		if q := filepath.Join(dir, p); exists(q) {
+			return q
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -30,4 +33,9 @@ func Path(p string) string {
 		}
 		dir = parent
 	}
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
