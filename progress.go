@@ -3,6 +3,7 @@ package houdini
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Event says what Minimize just did, in a Progress report.
@@ -67,6 +68,7 @@ func NewPrinter(w io.Writer) func(Progress) {
 			what += fmt.Sprintf(" (%d subsets)", e.Examined)
 		}
 		st := p.Stats
-		fmt.Fprintf(w, "%-8v %8d %8d %10d %14.8g %10.4g  %s\n", p.Event, st.Escapes, st.DescentSteps, st.GradEvals, p.Decrease, p.Radius, what)
+		line := fmt.Sprintf("%-8v %8d %8d %10d %14.8g %10.4g  %s", p.Event, st.Escapes, st.DescentSteps, st.GradEvals, p.Decrease, p.Radius, what)
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 }

@@ -1,0 +1,27 @@
+package houdini_test
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/houdini-opt/houdini"
+)
+
+// NewPrinter reports Minimize's progress: a line per accepted descent step, escape,
+// purification and radius halving.
+func ExampleNewPrinter() {
+	box, err := houdini.NewBox([]float64{-1, -2}, []float64{1, 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := houdini.Settings{Delta: 1e-3, Radius: 0.5, Progress: houdini.NewPrinter(os.Stdout)}
+	if _, err := houdini.Minimize(context.Background(), saddle, box, []float64{0, 0}, s); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// event     escapes  descent       grad       decrease     radius  escape
+	// escape          1        0          4          0.125        0.5  move by hard case, decrease 0.125 (1 subsets)
+	// descent         1        1          7              2        0.5
+	// escape          2        1         10              2        0.5  certified (1 subsets)
+}
