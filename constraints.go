@@ -20,7 +20,7 @@ type Constraints struct {
 	twin []int
 	// loose[i] = j ≥ 0 when row j is parallel to row i, of the same orientation and with a
 	// smaller offset: row i never binds while row j holds, so the subset walk may skip it
-	// (selectRows checks that on the ball). Otherwise -1.
+	// (nearRows checks that on the ball). Otherwise -1.
 	loose []int
 	// coord[i] = j when row i is ±eⱼ (a bound on coordinate j), else -1: the descent
 	// phase fixes such rows by masking instead of Gram–Schmidt.
@@ -31,7 +31,7 @@ type Constraints struct {
 // linear in their angle, unlike 1 − |cos|, which is quadratic and would call rows 1e-6
 // rad apart parallel), and offsetTol that their offsets agree; both are far above the
 // rounding of normalized duplicates and far below any geometry a user means. Rows found
-// parallel are still only skipped where escaper.selectRows proves it safe on the ball.
+// parallel are still only skipped where nearRows (faces.go) proves it safe on the ball.
 const (
 	parallelTol = 1e-12
 	offsetTol   = 1e-12

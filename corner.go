@@ -11,7 +11,7 @@ import (
 
 // Constants of the corner path.
 const (
-	// lipIters power steps on gradient differences estimate ‖∇²f‖ when Settings.L is 0;
+	// lipIters power steps on gradient differences estimate ‖∇²f‖ when Settings.Corner.L is 0;
 	// from a Gaussian start the estimate is within a factor 0.8 of the top |λ| for all
 	// but adversarially clustered spectra.
 	lipIters = 20

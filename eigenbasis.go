@@ -25,7 +25,7 @@ import (
 // directions and p_F the projection of x on it, O_Fᵀ M O_F = Q′ΛQ′ᵀ and Q = O_F·Q′
 // (full × d, orthonormal columns). Every row the walk pushes later has its direction u
 // orthogonal to the forced rows, so u = QQᵀu and the subsets below the base are examined
-// from t×t systems in these d coordinates (see examineEigen); depths t count the rows
+// from t×t systems in these d coordinates (see ebSubset); depths t count the rows
 // pushed after the base. Rebasing matters at a vertex of a box, where dozens of rows are
 // forced: the bordered systems then only carry the few weakly active rows.
 type eigenbasis struct {
@@ -304,7 +304,7 @@ func (eb *eigenbasis) nearPole(mu float64) bool {
 
 // compressedEig returns λₖ′, the k-th smallest eigenvalue of M′ = OᵀMO, and writes its unit
 // eigenvector, in the eigenbasis of M, into vec. It needs lo < λₖ′ ≤ hi. ok is false when
-// the result cannot be trusted (see examineEigen).
+// the result cannot be trusted (see ebSubset).
 //
 // Sylvester's law of inertia on the bordered matrix K(μ) = [M − μI, U; Uᵀ, 0], reduced
 // once by M − μI and once through the basis [O U], gives for μ no eigenvalue of M or M′
@@ -694,14 +694,13 @@ func (s *ebSubset) innerRoots(muMax float64, add addFunc) bool {
 	if da >= 0 || db <= 0 {
 		return true // ψ monotone between the zones and ≥ 4r′² at both ends
 	}
-	// The minimizer of ψ by the dense backend's iteration (convexMin), to a stall of
-	// Newton's step. This path used to stop at a step of 1e-9 of the distance to the
-	// poles; merged with the dense backend's iteration it keeps the stricter criterion,
-	// which costs a step or two and only sharpens ψ(μ*) for the tangency band below.
+	// The minimizer of ψ by convexMin, stopped at a step below ebMinStepTol of the distance
+	// to the nearer pole.
+	l1, l2 := s.l1, s.l2
 	mu, ok := convexMin(func(mu float64) (float64, float64, bool) {
 		_, d1, d2, ok := eb.psi(mu)
 		return d1, d2, ok
-	}, a, b, ebMaxIter)
+	}, a, b, func(mu float64) float64 { return ebMinStepTol * math.Min(mu-l1, l2-mu) }, ebMaxIter, true)
 	if !ok {
 		return false
 	}

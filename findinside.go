@@ -57,6 +57,11 @@ const (
 	// ebRootTol: a root μ is accepted when ‖h(μ)‖ = r′(1 ± ebRootTol); ψ carries a
 	// relative rounding error of a few ulps times the conditioning of the t×t system.
 	ebRootTol = 1e-12
+	// ebMinStepTol: the eigenbasis backend's search for the minimizer of ψ between two
+	// poles stops at a Newton step below ebMinStepTol times the distance to the nearer
+	// pole. ψ is flat at its minimizer: a relative error of 1e-9 in the distance to the
+	// poles changes ψ by ~1e-18 relative, far below ebBandTol.
+	ebMinStepTol = 1e-9
 	// ebMaxIter caps the iterations of one eigenvalue, root or minimizer search of the
 	// eigenbasis backend; a search that needs more declines the subset.
 	ebMaxIter = 100
@@ -111,10 +116,19 @@ type candList struct {
 	cands []subCandidate
 }
 
+// add records y (copied: it may be scratch) with value q, for the backends.
 func (l *candList) add(y []float64, q float64, k Case) {
 	l.lower = math.Min(l.lower, q)
 	if q < l.keep {
 		l.cands = append(l.cands, subCandidate{y: slices.Clone(y), q: q, kase: k})
+	}
+}
+
+// put records the candidate newY() would make, calling it only when q is below keep.
+func (l *candList) put(newY func() []float64, q float64, k Case) {
+	l.lower = math.Min(l.lower, q)
+	if q < l.keep {
+		l.cands = append(l.cands, subCandidate{y: newY(), q: q, kase: k})
 	}
 }
 
@@ -170,7 +184,7 @@ func (l *candList) add(y []float64, q float64, k Case) {
 func findInside(be trsBackend, rs, keep float64) (cands []subCandidate, lower float64, ok bool) {
 	l := candList{keep: keep, lower: math.Inf(1)}
 	m := be.dim()
-	l.add(make([]float64, m), be.base(), CaseVertex)
+	l.put(func() []float64 { return make([]float64, m) }, be.base(), CaseVertex)
 	if m == 0 || rs == 0 {
 		return l.cands, l.lower, true
 	}
@@ -189,7 +203,7 @@ func findInside(be trsBackend, rs, keep float64) (cands []subCandidate, lower fl
 		for i, vi := range v {
 			y[i] = -rs / nv * vi
 		}
-		l.add(y, be.value(y), CaseLargeGradient)
+		l.put(func() []float64 { return y }, be.value(y), CaseLargeGradient)
 	}
 	muMax := math.Min(muTol*scale, l2) // μ ≤ 0 (the multiplier's sign) and μ < λ₂ (Martínez)
 	ok = (l1 < -muMax || be.interior(muMax, l.add)) &&

@@ -212,8 +212,8 @@ type stochastic struct {
 	est      scatter // pooled empirical variance of Grad
 }
 
-// sigmaAt returns σ for the stochastic Grad: Settings.Sigma, else the pooled estimate,
-// seeded by sigmaPilot calls at x when there is no data yet.
+// sigmaAt returns σ for the stochastic Grad: Settings.Stochastic.Sigma, else the pooled
+// estimate, seeded by sigmaPilot calls at x when there is no data yet.
 func (ev *evaluator) sigmaAt(x []float64) (float64, error) {
 	s := ev.sto
 	if s.sigma > 0 {

@@ -122,7 +122,7 @@ func (s *secular) inner(k int, lo, hi float64, roots []secularRoot) []secularRoo
 	t, _ := convexMin(func(t float64) (float64, float64, bool) {
 		_, d1, d2 := s.eval(am, t)
 		return d1, d2, true
-	}, a, b, secularMaxIter)
+	}, a, b, nil, secularMaxIter, false)
 	psi, _, _ := s.eval(am, t)
 	switch {
 	case psi > s.r2*(1+tangentTol):
@@ -188,28 +188,40 @@ func bracketedNewton(h func(t float64) (val, deriv float64, ok bool), a, b float
 	if fromNeg {
 		t = a
 	}
-	return safeguardedNewton(h, t, a, b, tol, maxIter, true)
+	return safeguardedNewton(h, t, a, b, newtonStop{valTol: tol, maxIter: maxIter, returnStep: true})
+}
+
+// newtonStop says when safeguardedNewton stops besides a stalled step and a bracket of a
+// few ulps, and what it returns then.
+type newtonStop struct {
+	valTol     float64                 // stop when |h(t)| ≤ valTol
+	stepTol    func(t float64) float64 // when not nil, stop when the step from t is at most stepTol(t)
+	maxIter    int                     // evaluations of h before giving up
+	returnStep bool                    // on a stop by the step or the bracket, return the step's target, not t
 }
 
 // safeguardedNewton is the one safeguarded Newton iteration of the package: from t in
 // the bracket [a, b] of a sign change of h (h(a) < 0 < h(b), a > b allowed) it takes
-// safeguardedStep until |h(t)| ≤ tol or a step is done, and returns then the step's
-// target when stepOnDone, else the last t where h was evaluated; converged is false when
-// h reports failure or maxIter steps did not suffice (t is then the last iterate).
-func safeguardedNewton(h func(t float64) (val, deriv float64, ok bool), t, a, b, tol float64, maxIter int, stepOnDone bool) (float64, bool) {
-	for it := 0; it < maxIter; it++ {
+// safeguardedStep until stop says to, and returns the last t where h was evaluated or
+// the step's target (stop.returnStep); converged is false when h reports failure or
+// stop.maxIter evaluations did not suffice (t is then the last iterate).
+func safeguardedNewton(h func(t float64) (val, deriv float64, ok bool), t, a, b float64, stop newtonStop) (float64, bool) {
+	for it := 0; it < stop.maxIter; it++ {
 		ht, dh, ok := h(t)
 		if !ok {
 			return t, false
 		}
-		if math.Abs(ht) <= tol {
+		if math.Abs(ht) <= stop.valTol {
 			return t, true
 		}
 		next, na, nb, done := safeguardedStep(t, ht, dh, a, b)
-		if done && stepOnDone {
-			return next, true
+		if !done && stop.stepTol != nil {
+			done = math.Abs(next-t) <= stop.stepTol(t)
 		}
-		if done {
+		switch {
+		case done && stop.returnStep:
+			return next, true
+		case done:
 			return t, true
 		}
 		t, a, b = next, na, nb
@@ -238,10 +250,12 @@ func safeguardedStep(t, ht, dh, a, b float64) (next, na, nb float64, done bool) 
 
 // convexMin returns the minimizer of a convex function on the bracket (a, b) that holds
 // it, from its increasing derivative: deriv(t) returns ψ′(t) and ψ″(t). It is the
-// safeguarded Newton iteration on ψ′ from the midpoint, to a stall or a bracket of a few
-// ulps, returning the last iterate at which ψ′ was evaluated. converged is false when
-// deriv fails or maxIter steps did not suffice. Both backends of FindInside find the
-// minimizer of ψ between two poles with it (secular.inner, ebSubset.innerRoots).
-func convexMin(deriv func(t float64) (d1, d2 float64, ok bool), a, b float64, maxIter int) (t float64, converged bool) {
-	return safeguardedNewton(deriv, 0.5*(a+b), a, b, 0, maxIter, false)
+// safeguarded Newton iteration on ψ′ from the midpoint, until a step stalls, the bracket
+// is down to a few ulps, or (when stepTol is not nil) a step is at most stepTol(t); it
+// returns the last iterate at which ψ′ was evaluated, or the last step's target when
+// returnStep. converged is false when deriv fails or maxIter evaluations did not
+// suffice. Both backends of FindInside find the minimizer of ψ between two poles with it
+// (secular.inner to a stall, ebSubset.innerRoots to a relative step of ebMinStepTol).
+func convexMin(deriv func(t float64) (d1, d2 float64, ok bool), a, b float64, stepTol func(t float64) float64, maxIter int, returnStep bool) (t float64, converged bool) {
+	return safeguardedNewton(deriv, 0.5*(a+b), a, b, newtonStop{stepTol: stepTol, maxIter: maxIter, returnStep: returnStep})
 }

@@ -171,8 +171,9 @@ type EscapeResult struct {
 	GradEvals, HessEvals, FuncEvals int
 	// Rejected counts this escape's candidates refused by the decrease test (Stats.Rejected).
 	Rejected int
-	// Fallbacks counts the subsets that the eigenbasis method (examineEigen) could not
-	// resolve with certainty and handed to a per-subset eigendecomposition.
+	// Fallbacks counts the subsets that the eigenbasis backend of FindInside (ebSubset)
+	// could not resolve with certainty and handed to the dense backend (a per-subset
+	// eigendecomposition).
 	Fallbacks int
 }
 

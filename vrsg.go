@@ -13,7 +13,7 @@ const (
 	// momT²/kl(½‖1/momT²) is smallest near 3.
 	momT = 3.0
 	// sigmaPilot is the number of oracle calls spent at the first point to estimate σ
-	// when Settings.Sigma is 0, and to estimate the variance of a noisy Func's
+	// when Settings.Stochastic.Sigma is 0, and to estimate the variance of a noisy Func's
 	// difference f̂(x) − f̂(y) before a decrease test.
 	sigmaPilot = 32
 	// maxGroupSize caps K so that K·M·d cannot overflow an int; a run that needs it
