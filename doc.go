@@ -19,8 +19,8 @@
 //
 // Each escape costs about one eigendecomposition of M: the subsets are examined in M's
 // eigenbasis through small bordered systems (eigenbasis.go, Golub 1973), only two
-// multipliers per subset can matter (Martínez 1994), and provable pruning rules skip
-// most subsets (escape.go).
+// multipliers per subset can matter (Martínez 1994, findinside.go), and provable pruning
+// rules skip most subsets (walk.go).
 //
 // The exhaustive search over constraint subsets is exponential in the number of rows
 // within r of x (deciding copositivity is NP-hard, rem:copositivity); Settings.MaxSubsets
@@ -43,4 +43,22 @@
 // halves, Purify's undo point) in a value of its own, so calls may run concurrently when
 // the oracles (and Callback, Progress) are safe for concurrent use. Within one call the
 // oracles are called from one goroutine at a time.
+//
+// # Architecture
+//
+// One flat package, a file per concept, in layers whose dependencies point down
+// (layers_test.go keeps them so):
+//
+//  0. base: vec.go, errors.go, types.go, settings.go, progress.go
+//  1. polyhedron: constraints.go, feasibility.go, faces.go (every computation with rows)
+//  2. oracle: vrsg.go (the VRSG estimator, alg:vrsg), oracle.go (the evaluator)
+//  3. model: quadapprox.go (the quadratic model of alg:escaping_general_full)
+//  4. subproblem: eigen.go, subspace.go, findinside.go (FindInside,
+//     alg:eigenvector_general_full: one driver), polyroots.go, dense.go and eigenbasis.go
+//     (its two backends)
+//  5. walk: walk.go (the subset walk), examiners.go, corner.go (FindInsideCorner,
+//     alg:eigenvector)
+//  6. drivers: run.go (one call's state), escape.go (HoudiniEscape and HoudiniCorner,
+//     alg:escaping_general_full and alg:matrix_copositivity), descent.go, purify.go,
+//     minimize.go, houdini.go
 package houdini
