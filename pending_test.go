@@ -1,0 +1,40 @@
+package houdini_test
+
+import (
+	"os"
+	"testing"
+)
+
+// pendingDefects maps the tests of issue 12's defects whose fix has not landed yet to the
+// defect's number. Each such test demonstrates its defect (it fails on this code) and skips
+// until the fix removes its entry; HOUDINI_PENDING=1 runs them anyway.
+var pendingDefects = map[string]string{
+	"TestNoFalseCertificateLinearFarFromOrigin":            "1",
+	"TestNoFalseCertificateSmallRadius":                    "1",
+	"TestNoFalseCertificateRotatedSaddleTranslated":        "1",
+	"TestNoFalseCertificateRandomSaddlesTranslated":        "1",
+	"TestEscapeVerdictInvariantUnderTranslationAndScaling": "1",
+	"FuzzEscapeSmall":                         "1",
+	"TestZeroValuesDoNotPanic":                "2",
+	"TestFarRowDoesNotMatter":                 "3",
+	"TestEscapeCancelLatency_d1000":           "4",
+	"TestNewBoxMemoryLinear":                  "5",
+	"TestNewConstraintsMemoryLinear":          "5",
+	"FuzzNewBox":                              "5",
+	"TestNewConstraintsThinSetsNotEmpty":      "6",
+	"FuzzNewConstraints":                      "6",
+	"TestCertificateCoversFeasTolBand":        "7",
+	"TestNonFiniteOracleKeepsPartialResult":   "10",
+	"TestErrEmptyNamesRows":                   "10",
+	"TestInfiniteRightHandSideIsNoConstraint": "10",
+	"TestNilContext":                          "10",
+	"TestUnboundedObjectiveReported":          "10",
+	"TestOraclePanicBecomesError":             "11",
+}
+
+// skipPending skips tb while its defect's fix is pending.
+func skipPending(tb testing.TB) {
+	if n, ok := pendingDefects[tb.Name()]; ok && os.Getenv("HOUDINI_PENDING") == "" {
+		tb.Skipf("issue 12, defect %s: fix pending (HOUDINI_PENDING=1 runs it)", n)
+	}
+}
