@@ -271,8 +271,12 @@ func (s *sampler) project(set int, w, y []float64) {
 	}
 }
 
-// descend runs projected gradient from h with step 1/L, L = ‖Q‖_F (at least the
-// spectral norm), capped so that one step moves at most 2R, offering every iterate.
+// descend runs monotone projected gradient from h, offering every iterate. The step
+// starts at 1/L, L = ‖Q‖_F (at least the spectral norm; with L also at least ‖g‖/2R so
+// that one step moves at most about 2R), grows by half after a step that lowers q and
+// shrinks fourfold after one that does not (or that Dykstra could not make feasible:
+// thin sets converge slowly). It stops when 20 steps gain less than 1e-13 of q's scale
+// on the ball, or the step falls below 1e-6/L.
 func (s *sampler) descend(h []float64) {
 	p := s.p
 	L := 0.0
@@ -287,26 +291,25 @@ func (s *sampler) descend(h []float64) {
 	}
 	g := make([]float64, s.d)
 	step := 1 / L
-	last := p.Value(h) // q at the last checkpoint, every 20 steps
+	qh := p.Value(h)
+	last := qh // q at the last checkpoint
 	for it := 1; it <= pgIters; it++ {
 		p.Grad(g, h)
 		next := s.dykstra(axpy(-step, g, h))
-		if !s.offer(next) {
-			// Dykstra did not converge to a feasible point (thin sets converge slowly):
-			// shorter steps stay nearer the set.
+		qn := p.Value(next)
+		if !s.offer(next) || qn > qh {
 			if step *= 0.25; step < 1e-6/L {
 				return
 			}
 			continue
 		}
-		h = next
+		h, qh = next, qn
+		step = math.Min(1.5*step, 100/L)
 		if it%20 == 0 {
-			// Stop when 20 steps gained less than 1e-13 of q's scale on the ball.
-			v := p.Value(h)
-			if last-v <= 1e-13*(norm(p.G)*p.R+L*p.R*p.R) {
+			if last-qh <= 1e-13*(norm(p.G)*p.R+L*p.R*p.R) {
 				return
 			}
-			last = v
+			last = qh
 		}
 	}
 }
