@@ -175,9 +175,9 @@ func checkModel(t *testing.T, in *Instance, p *Problem, fam Family, m Model) {
 // rounding is far below τ (|t| ≤ 1e3), the minimum scales with the objective, on every
 // family but NearParallel, whose slivers change shape under any perturbation.
 func TestTransform(t *testing.T) {
-	count := 600
+	count := 300
 	if testing.Short() {
-		count = 120
+		count = 90
 	}
 	p2 := math.Ldexp
 	type tf struct{ t, s, o float64 }

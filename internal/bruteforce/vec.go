@@ -3,6 +3,7 @@ package bruteforce
 import (
 	"math"
 	"math/big"
+	"math/bits"
 )
 
 func dot(x, y []float64) float64 {
@@ -63,17 +64,35 @@ func dot2(x, y []float64, c float64) float64 {
 	return s + e
 }
 
-// exactPrec is enough bits to hold any sum of a few products of float64s exactly: the
-// exponent range of such a sum spans about 2·2098 bits.
-const exactPrec = 4400
-
 // exactAffine returns fl(c + s·Σ aᵢxᵢ) with one rounding, for s = ±1: the offset
 // b − a·x of a row at x (c = b, s = −1) and the right-hand side a·x + c of a row at a
-// given slack (s = +1) are then exact functions of the stored data.
+// given slack (s = +1) are then exact functions of the stored data. The sum is formed
+// in a big.Float wide enough to hold every product (106 bits each) across the span of
+// their exponents, so no addition rounds.
 func exactAffine(c float64, s float64, a, x []float64) float64 {
-	acc := new(big.Float).SetPrec(exactPrec).SetFloat64(c)
+	if math.IsInf(c, 0) || math.IsNaN(c) {
+		return c
+	}
+	lo, hi := math.MaxInt, math.MinInt
+	if c != 0 {
+		_, e := math.Frexp(c)
+		lo, hi = e-54, e
+	}
+	for i := range a {
+		if a[i] != 0 && x[i] != 0 {
+			_, ea := math.Frexp(a[i])
+			_, ex := math.Frexp(x[i])
+			lo, hi = min(lo, ea+ex-110), max(hi, ea+ex)
+		}
+	}
+	if lo > hi {
+		return c
+	}
+	// hi − lo bits span every term; the carries of n+1 additions need log₂(n+1) more.
+	prec := uint(hi-lo) + 8 + uint(bits.Len(uint(len(a)+1)))
+	acc := new(big.Float).SetPrec(prec).SetFloat64(c)
 	var p, ai, xi big.Float
-	p.SetPrec(exactPrec)
+	p.SetPrec(prec)
 	for i := range a {
 		ai.SetFloat64(a[i])
 		xi.SetFloat64(x[i])
