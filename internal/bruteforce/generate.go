@@ -70,11 +70,11 @@ func (m Model) String() string {
 	return fmt.Sprintf("Model(%d)", int(m))
 }
 
-// Spec chooses what Generate builds. Zero fields are drawn at random.
+// Spec chooses what Generate builds.
 type Spec struct {
 	Family Family
 	Model  Model
-	Dim    int // d; 0 draws from the family's smallest to 6
+	Dim    int // d; 0 draws d from the family's smallest (1 or 2) to MaxDim
 }
 
 // MaxDim is the largest d Generate draws when Spec.Dim is zero.
@@ -102,23 +102,12 @@ func Generate(rng *rand.Rand, s Spec) *Instance {
 		d = lo + rng.IntN(MaxDim-lo+1)
 	}
 	g := &gen{rng: rng, d: d, in: &Instance{}}
-	var variant string
-	switch s.Family {
-	case Simplex:
-		variant = g.simplex()
-	case Budget:
-		variant = g.budget()
-	case BalancedBox:
-		variant = g.balancedBox()
-	case GeneralRows:
-		variant = g.generalRows()
-	case Degenerate:
-		variant = g.degenerate()
-	case NearParallel:
-		variant = g.nearParallel()
-	default:
+	if s.Family < 0 || s.Family >= NumFamilies {
 		panic(fmt.Sprintf("bruteforce: unknown family %d", s.Family))
 	}
+	builders := [NumFamilies]func(*gen) string{(*gen).simplex, (*gen).budget,
+		(*gen).balancedBox, (*gen).generalRows, (*gen).degenerate, (*gen).nearParallel}
+	variant := builders[s.Family](g)
 	g.model(s.Model)
 	g.in.Name = fmt.Sprintf("%v/%s, %v, d=%d r=%g", s.Family, variant, s.Model, d, g.in.R)
 	return g.in
@@ -154,7 +143,7 @@ func (g *gen) eq(a []float64) {
 	g.in.Beq = append(g.in.Beq, exactAffine(0, +1, a, g.in.X))
 }
 
-// sumRow returns the vector of ones scaled by s.
+// ones returns the vector of d ones scaled by s.
 func (g *gen) ones(s float64) []float64 {
 	v := make([]float64, g.d)
 	for i := range v {

@@ -12,7 +12,9 @@ import (
 //
 // over {y : A y ≤ B, Aeq y = Beq, Lower ≤ y ≤ Upper}, examined at the point X with
 // radius R. X is feasible up to the rounding of the stored data. Bounds are kept apart
-// from the general rows so that a caller can pass them as bounds or as rows.
+// from the general rows so that a caller can pass them as bounds or as rows. Generate
+// builds instances; to convert absolute data of one's own to a Problem in offsets,
+// fill an Instance by hand and call Problem.
 type Instance struct {
 	Name         string      // family, variant, model and parameters, for messages
 	X            []float64   // the point examined
@@ -63,46 +65,35 @@ func (in *Instance) Problem() Problem {
 }
 
 // Func returns f(y).
-func (in *Instance) Func(y []float64) float64 {
-	h := make([]float64, len(y))
-	for i := range y {
-		h[i] = y[i] - in.X[i]
-	}
-	s := 0.0
-	for i, hi := range h {
-		t := in.G[i]
-		for j, hj := range h {
-			t += 0.5 * in.Q[i][j] * hj
-		}
-		s += t * hi
-	}
-	return in.F0 + s
-}
+func (in *Instance) Func(y []float64) float64 { return in.F0 + quadValue(in.G, in.Q, in.offset(y)) }
 
-// Grad writes ∇f(y) = G + Q(y − X) into dst.
-func (in *Instance) Grad(dst, y []float64) {
-	for i := range dst {
-		s := in.G[i]
-		for j := range y {
-			s += in.Q[i][j] * (y[j] - in.X[j])
-		}
-		dst[i] = s
-	}
-}
+// Grad writes ∇f(y) = G + Q(y − X) into dst (Q read through its symmetric part).
+func (in *Instance) Grad(dst, y []float64) { quadGrad(dst, in.G, in.Q, in.offset(y)) }
+
+func (in *Instance) offset(y []float64) []float64 { return axpy(-1, in.X, y) }
 
 // Transform returns the instance translated by t·1, with every general and equality row
-// (and its right-hand side) multiplied by rowScale and the objective (F0, G, Q)
-// multiplied by objScale; R is unchanged, so a verdict at δ on the instance is the
-// verdict at objScale·δ on the result. X′ = fl(X + t); each right-hand side is
-// computed exactly from X′ and the base instance's offset and rounded once,
+// (and its right-hand side) multiplied by rowScale > 0 and the objective (F0, G, Q)
+// multiplied by objScale > 0; R is unchanged, so a verdict at δ on the instance is the
+// verdict at objScale·δ on the result. It is the data of issue 12's property test:
+// the same problem far from the origin and at other scales. X′ = fl(X + t); each
+// right-hand side is computed exactly from X′ and the base instance's offset and
+// rounded once,
 //
 //	B′ᵢ = fl(a′ᵢ·X′ + fl(rowScale·(Bᵢ − aᵢ·X))),  a′ᵢ = fl(rowScale·aᵢ),
 //
-// and bounds likewise (Lower′ⱼ = fl(X′ⱼ + (Lowerⱼ − Xⱼ))), so the geometry around X′ is
-// the base's up to half an ulp of each right-hand side: about |t|·‖a‖·1.1e-16 in
-// distance, which is negligible while |t|·ε ≪ Tol·R and is the honest perturbation
-// a user's data carries beyond that. Problem() of the result reports it exactly.
+// and bounds likewise, Lower′ⱼ = fl(X′ⱼ + fl(Lowerⱼ − Xⱼ)). The geometry around X′ is
+// then the base's up to half an ulp of each right-hand side: about (|a′ᵢ|·|X′|)·1.1e-16
+// in distance, negligible while |t|·1e-16 ≪ Tol·R (|t| ≲ 1e3 at the default Tol and
+// R ≈ 1), and beyond that the honest perturbation a user's data carries: at t = 1e8 a
+// zero-width slab (an equality as two rows) may open or become empty by 1e-8. Problem()
+// of the result reports the stored data exactly; compare with Min of the base instance
+// for the intended geometry. Transform panics unless rowScale and objScale are positive
+// and finite.
 func (in *Instance) Transform(t, rowScale, objScale float64) *Instance {
+	if !(rowScale > 0 && objScale > 0) || math.IsInf(rowScale, 1) || math.IsInf(objScale, 1) {
+		panic(fmt.Sprintf("bruteforce: Transform scales %g, %g", rowScale, objScale))
+	}
 	d := in.Dim()
 	out := &Instance{
 		Name: fmt.Sprintf("%s +%g·1 rows×%g f×%g", in.Name, t, rowScale, objScale),

@@ -129,17 +129,12 @@ func (e *enumerator) setRows() bool {
 			e.eq = append(e.eq, r)
 		}
 	}
-	for i, a := range p.A {
-		r := newRow(i, a, p.B[i])
-		switch {
-		case r.norm == 0:
-			if p.B[i] < 0 {
-				return false
-			}
-			continue
-		case math.IsInf(r.c, 1):
-			continue
-		case r.c < -(R + e.tau):
+	rows, ok := p.ineqRows()
+	if !ok {
+		return false
+	}
+	for _, r := range rows {
+		if r.c < -(R + e.tau) {
 			return false
 		}
 		e.allIn = append(e.allIn, r)

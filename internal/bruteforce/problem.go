@@ -119,28 +119,10 @@ func allFinite(x []float64) bool {
 }
 
 // Value returns q(h) = C + gᵀh + ½hᵀQh by plain loops.
-func (p *Problem) Value(h []float64) float64 {
-	s := 0.0
-	for i, hi := range h {
-		t := p.G[i]
-		for j, hj := range h {
-			t += 0.5 * p.Q[i][j] * hj
-		}
-		s += t * hi
-	}
-	return p.C + s
-}
+func (p *Problem) Value(h []float64) float64 { return p.C + quadValue(p.G, p.Q, h) }
 
 // Grad writes ∇q(h) = g + ½(Q + Qᵀ)h into dst.
-func (p *Problem) Grad(dst, h []float64) {
-	for i := range dst {
-		s := p.G[i]
-		for j, hj := range h {
-			s += 0.5 * (p.Q[i][j] + p.Q[j][i]) * hj
-		}
-		dst[i] = s
-	}
-}
+func (p *Problem) Grad(dst, h []float64) { quadGrad(dst, p.G, p.Q, h) }
 
 // Violation returns the largest violation of h, in distance units: the maximum over
 // inequality rows of (aᵢ·h − bᵢ)/‖aᵢ‖, over equality rows of |aᵢ·h − bᵢ|/‖aᵢ‖, and of
@@ -178,15 +160,34 @@ func rowExcess(a []float64, b float64, h []float64) float64 {
 	return dot2(a, h, -b) / n
 }
 
+// ineqRows returns the inequality rows that constrain anything: nonzero, with a finite
+// offset. ok is false when a zero row with a negative offset makes the set empty.
+func (p *Problem) ineqRows() (rows []row, ok bool) {
+	for i, a := range p.A {
+		r := newRow(i, a, p.B[i])
+		switch {
+		case r.norm == 0:
+			if p.B[i] < 0 {
+				return nil, false
+			}
+		case !math.IsInf(r.c, 1):
+			rows = append(rows, r)
+		}
+	}
+	return rows, true
+}
+
 // Feasible reports whether h is feasible within the tolerance τ = Tol·R.
 func (p *Problem) Feasible(h []float64) bool {
 	return p.Violation(h) <= p.tol()
 }
 
-// Hold returns a copy of p in which the inequality rows listed are equalities (appended
-// to Aeq in the order given); the remaining rows of A keep their order. The minimum of
-// the copy equals Min(p) exactly when some global minimizer of p has those rows active,
-// which is what a forced-row rule claims.
+// Hold returns a copy of p in which the inequality rows listed (distinct indices into A)
+// are equalities, appended to Aeq in the order given; the remaining rows of A keep their
+// order. The minimum of the copy equals that of p exactly when some global minimizer of
+// p has those rows active, which is what a forced-row rule claims. Hold only rows that
+// are exactly active: a row active only within τ (Result.Active) may not be active at
+// any exact minimizer, and in a near-parallel sliver holding it changes the minimum.
 func (p *Problem) Hold(rows ...int) Problem {
 	q := *p
 	held := make(map[int]bool, len(rows))

@@ -36,10 +36,13 @@ type sampler struct {
 // with Min: n points uniform in the ball and n on its sphere (both within the
 // equalities' affine set), n random points projected onto S ∩ B by Dykstra's
 // algorithm, and projected gradient, with Dykstra projections, from h = 0 (projected)
-// and from the lowest samples. Every point it keeps is checked feasible within τ, so
-// Value is an upper bound of the minimum over the τ-feasible set; it is usually close
-// to Min's but not exact (thin sets defeat rejection, flat directions slow the
-// gradient). Sample panics if p.Validate fails.
+// and from the lowest samples. Every point it keeps is checked feasible within τ (its
+// projections aim at S shrunk by τ/2, so that rounding does not push them out), so
+// Value is an upper bound of the minimum over the τ-feasible set. It is usually close to
+// Min's but not exact: thin sets defeat rejection, flat directions slow the gradient.
+// At the same Tol it may go below Min by using the tolerance band in near-parallel
+// slivers, which the package doc's sandwich allows; to cross-check Min, give Sample a
+// much smaller Tol (the tests use 1e-15). Sample panics if p.Validate fails.
 func Sample(p Problem, rng *rand.Rand, n int) Result {
 	if err := p.Validate(); err != nil {
 		panic(err)
@@ -148,21 +151,14 @@ func (s *sampler) setRows() bool {
 	for k, u := range s.eqU {
 		s.he = axpy(s.eqC[k], u, s.he)
 	}
-	for i, a := range p.A {
-		r := newRow(i, a, p.B[i])
-		switch {
-		case r.norm == 0:
-			if p.B[i] < 0 {
-				return false
-			}
-		case !math.IsInf(r.c, 1):
-			s.rows = append(s.rows, r)
-			if r.c < p.R {
-				s.near = append(s.near, r)
-			}
+	rows, ok := p.ineqRows()
+	s.rows = rows
+	for _, r := range rows {
+		if r.c < p.R {
+			s.near = append(s.near, r)
 		}
 	}
-	return true
+	return ok
 }
 
 // nullDir returns a random unit vector orthogonal to the equality rows (zero when there

@@ -106,3 +106,27 @@ func exactAffine(c float64, s float64, a, x []float64) float64 {
 	v, _ := acc.Float64()
 	return v
 }
+
+// quadValue returns gᵀh + ½hᵀQh by plain loops.
+func quadValue(g []float64, Q [][]float64, h []float64) float64 {
+	s := 0.0
+	for i, hi := range h {
+		t := g[i]
+		for j, hj := range h {
+			t += 0.5 * Q[i][j] * hj
+		}
+		s += t * hi
+	}
+	return s
+}
+
+// quadGrad writes g + ½(Q + Qᵀ)h into dst.
+func quadGrad(dst, g []float64, Q [][]float64, h []float64) {
+	for i := range dst {
+		s := g[i]
+		for j, hj := range h {
+			s += 0.5 * (Q[i][j] + Q[j][i]) * hj
+		}
+		dst[i] = s
+	}
+}
