@@ -299,3 +299,54 @@ func scanCircle(p *Problem) float64 {
 	}
 	return best
 }
+
+// edgeCases are sets that are empty, or given with zero, infinite, dependent, opposite
+// or inconsistent rows; q = h₂ (plus h₁ where said), R = 1.
+func edgeCases() []known {
+	q := func(A [][]float64, B []float64, Aeq [][]float64, Beq []float64) Problem {
+		return Problem{G: []float64{0, 1}, Q: [][]float64{{0, 0}, {0, 0}}, R: 1, A: A, B: B, Aeq: Aeq, Beq: Beq}
+	}
+	inf := math.Inf(1)
+	e1, e2 := []float64{1, 0}, []float64{0, 1}
+	zero := []float64{0, 0}
+	return []known{
+		{"equality beyond the ball", q(nil, nil, [][]float64{e1}, []float64{2}), inf},
+		{"inconsistent parallel equalities", q(nil, nil, [][]float64{e1, e1}, []float64{0.5, 0.6}), inf},
+		{"dependent consistent equalities", q(nil, nil, [][]float64{e1, scaled(e1, 2)}, []float64{0.5, 1}), -math.Sqrt(0.75)},
+		{"zero row violated", q([][]float64{zero}, []float64{-1}, nil, nil), inf},
+		{"zero rows satisfied", q([][]float64{zero}, []float64{0}, [][]float64{zero}, []float64{0}), -1},
+		{"zero equality violated", q(nil, nil, [][]float64{zero}, []float64{1e-300}), inf},
+		{"row beyond the ball", q([][]float64{e1}, []float64{-2}, nil, nil), inf},
+		{"row at +Inf", q([][]float64{e2}, []float64{inf}, nil, nil), -1},
+		{"opposite pair: h₁ = 0.3", q([][]float64{e1, scaled(e1, -4)}, []float64{0.3, -1.2}, nil, nil), -math.Sqrt(1 - 0.09)},
+		{"tangent row: one point", q([][]float64{scaled(e2, -1)}, []float64{-1}, nil, nil), 1},
+		{"ball only", q(nil, nil, nil, nil), -1},
+	}
+}
+
+func TestMinEdgeCases(t *testing.T) {
+	for _, f := range checkKnown(edgeCases()) {
+		t.Error(f)
+	}
+	bad := []Problem{
+		{G: []float64{1}, Q: [][]float64{{1}}, R: 0},
+		{G: []float64{1}, Q: [][]float64{{1, 2}}, R: 1},
+		{G: []float64{math.NaN()}, Q: [][]float64{{1}}, R: 1},
+		{G: []float64{1}, Q: [][]float64{{1}}, R: 1, A: [][]float64{{1}}, B: nil},
+		{G: []float64{1}, Q: [][]float64{{1}}, R: 1, Aeq: [][]float64{{1}}, Beq: []float64{math.Inf(1)}},
+		{G: []float64{1}, Q: [][]float64{{1}}, R: 1, Tol: -1},
+	}
+	for i, p := range bad {
+		if p.Validate() == nil {
+			t.Errorf("bad problem %d validates", i)
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Min accepted bad problem %d", i)
+				}
+			}()
+			Min(p)
+		}()
+	}
+}

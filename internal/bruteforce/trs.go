@@ -37,8 +37,11 @@ var mutation struct {
 //	ψ(μ) = Σᵢ wtᵢ² / (λᵢ − μ)² = ρ²,
 //
 // or μ is an eigenvalue λ_c with wt zero on its eigenspace (the hard case), when the
-// points are ζ_off ± t·uⱼ for every eigenvector uⱼ of the cluster. The emitted slice
-// is reused; emit must copy what it keeps.
+// points are ζ_off ± t·uⱼ for every eigenvector uⱼ of the cluster. When P is singular
+// and wt lies in its range, the stationary points form an affine set; its point nearest
+// the origin is the interior candidate and its points on the sphere are the hard-case
+// points of the cluster at 0, so a minimizer anywhere on it is matched in value (q is
+// constant there). The emitted slice is reused; emit must copy what it keeps.
 func trsPoints(lam, wt []float64, rho float64, emit func([]float64)) {
 	m := len(lam)
 	z := make([]float64, m)
