@@ -31,12 +31,13 @@ const (
 	// NearParallel: rows nearly parallel (angles 1e-13 … 1e-7), nearly opposite (slivers
 	// of width 1e-12·R), nearly tangent to the ball, nearly active and nearly dependent.
 	NearParallel
-	NumFamilies
+	NumFamilies // the number of families
 )
 
 var familyNames = [NumFamilies]string{"simplex", "budget", "balanced box", "general rows",
 	"degenerate", "near-parallel"}
 
+// String returns the family's name as Case writes it.
 func (f Family) String() string {
 	if f >= 0 && f < NumFamilies {
 		return familyNames[f]
@@ -57,12 +58,13 @@ const (
 	NearHard                  // as HardCase, G with a 1e-9 residue there and the cluster split by 1e-12
 	KKT                       // −G in the cone of the active normals, a third of the multipliers zero; Q indefinite
 	Linear                    // Q = 0
-	NumModels
+	NumModels                 // the number of models
 )
 
 var modelNames = [NumModels]string{"indefinite", "convex", "concave", "repeated",
 	"zero gradient", "hard case", "near hard case", "KKT", "linear"}
 
+// String returns the model's name as Case writes it.
 func (m Model) String() string {
 	if m >= 0 && m < NumModels {
 		return modelNames[m]

@@ -110,7 +110,7 @@ func Min(p Problem) Result {
 	return e.best
 }
 
-// setRows sorts the rows; it returns false when a row alone empties S ∩ B.
+// setRows classifies the rows; it returns false when a row alone empties S ∩ B.
 func (e *enumerator) setRows() bool {
 	p, R := e.p, e.p.R
 	for i, a := range p.Aeq {

@@ -6,9 +6,9 @@ import (
 	"math"
 )
 
-// DefaultTol is the feasibility tolerance used when Problem.Tol is zero: a hundred times
-// below houdini's default FeasTol, so that a point feasible here is feasible there too
-// (for R ≤ 1, in the package's own scaling; see the package doc).
+// DefaultTol is the feasibility tolerance used when Problem.Tol is zero. houdini's
+// default FeasTol (1e-9) lets each unit row be violated by at least 1e-9, so for
+// R ≤ 10 a point feasible here (within 1e-10·R) is feasible there too.
 const DefaultTol = 1e-10
 
 // Problem is the escape subproblem at a point x, written in offsets h = y − x:
