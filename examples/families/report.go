@@ -57,27 +57,36 @@ func bestKnown(outs []*Outcome, peers []PeerRun) map[string]Ref {
 // rounding).
 func Gap(f, ref float64) float64 { return 100 * (f - ref) / math.Max(math.Abs(ref), 1e-12) }
 
+// fmtGap prints a gap with three decimals, rounding's −0.000 as 0.000.
+func fmtGap(g float64) string {
+	if math.Abs(g) < 5e-4 {
+		g = 0
+	}
+	return fmt.Sprintf("%.3f", g)
+}
+
 // printFamilies prints each family's instances, reference kinds, δ and r, and how far the
-// certificate reaches: κ = ½·|λmin|·r²/δ, the smallest over the family, λmin the least
+// certificate reaches: the range over the family of κ = ½·|λmin|·r²/δ, λmin the least
 // eigenvalue of H on the tangent space of the sum row when it is an equality (of H
 // otherwise) — the decrease negative curvature alone gives over a step of length r, in
 // units of δ. κ ≫ 1 means the certificate at radius r is not vacuous.
 func printFamilies(w io.Writer, fams []Family, sets [][]*Instance) {
-	fmt.Fprintln(w, "| family | instances (n) | references | centre start | δ | r | κ = min ½|λmin|r²/δ |")
+	fmt.Fprintln(w, "| family | instances (n) | references | centre start | δ | r | κ = ½|λmin|r²/δ |")
 	fmt.Fprintln(w, "|---|---|---|---|---:|---:|---:|")
 	for k, f := range fams {
 		var ns []string
 		exact := 0
-		kappa := math.Inf(1)
+		kmin, kmax := math.Inf(1), 0.0
 		for _, in := range sets[k] {
 			ns = append(ns, fmt.Sprint(in.N))
 			if !math.IsNaN(in.Ref) {
 				exact++
 			}
-			kappa = math.Min(kappa, 0.5*math.Abs(tangentLambdaMin(in))*f.Radius*f.Radius/f.Delta)
+			kappa := 0.5 * math.Abs(tangentLambdaMin(in)) * f.Radius * f.Radius / f.Delta
+			kmin, kmax = math.Min(kmin, kappa), math.Max(kmax, kappa)
 		}
-		fmt.Fprintf(w, "| %s | %d (%s) | %d exact, %d best known | %s | %g | %g | %.3g |\n", f.Name, len(sets[k]),
-			strings.Join(ns, ", "), exact, len(sets[k])-exact, f.Center, f.Delta, f.Radius, kappa)
+		fmt.Fprintf(w, "| %s | %d (%s) | %d exact, %d best known | %s | %g | %g | %.3g – %.3g |\n", f.Name, len(sets[k]),
+			strings.Join(ns, ", "), exact, len(sets[k])-exact, f.Center, f.Delta, f.Radius, kmin, kmax)
 	}
 	fmt.Fprintln(w)
 }
@@ -199,8 +208,8 @@ func printSummary(w io.Writer, fams []Family, outs []*Outcome, peers []PeerRun, 
 				radii = append(radii, fmt.Sprint(r))
 			}
 			slices.Sort(radii)
-			fmt.Fprintf(w, "| %s | %s | **houdini** | %d | %d | %s | %d | %.3f | %.3f | %d / %d | %.2f | %s |\n", f.Name, start, h.runs,
-				h.certified, strings.Join(radii, ", "), h.solved, mean, mx, h.examined, h.pruned, h.wall.Seconds(), h.statusText())
+			fmt.Fprintf(w, "| %s | %s | **houdini** | %d | %d | %s | %d | %s | %s | %d / %d | %.2f | %s |\n", f.Name, start, h.runs,
+				h.certified, strings.Join(radii, ", "), h.solved, fmtGap(mean), fmtGap(mx), h.examined, h.pruned, h.wall.Seconds(), h.statusText())
 			for _, solver := range peerSolvers {
 				p := &row{}
 				for _, r := range peers {
@@ -217,8 +226,8 @@ func printSummary(w io.Writer, fams []Family, outs []*Outcome, peers []PeerRun, 
 					continue
 				}
 				mean, mx := p.meanMax()
-				fmt.Fprintf(w, "| %s | %s | %s | %d | — | — | %d | %.3f | %.3f | — | %.2f | %s |\n", f.Name, start, solver, p.runs,
-					p.solved, mean, mx, p.wall.Seconds(), p.statusText())
+				fmt.Fprintf(w, "| %s | %s | %s | %d | — | — | %d | %s | %s | — | %.2f | %s |\n", f.Name, start, solver, p.runs,
+					p.solved, fmtGap(mean), fmtGap(mx), p.wall.Seconds(), p.statusText())
 			}
 		}
 	}
@@ -229,7 +238,7 @@ func printSummary(w io.Writer, fams []Family, outs []*Outcome, peers []PeerRun, 
 func printRuns(w io.Writer, outs []*Outcome, peers []PeerRun, refs map[string]Ref) {
 	peerGap := map[[3]string]string{}
 	for _, p := range peers {
-		g := fmt.Sprintf("%.3f", Gap(p.Value, refs[p.Instance].Value))
+		g := fmtGap(Gap(p.Value, refs[p.Instance].Value))
 		if p.Violation > peerFeasTol {
 			g += " (infeasible)"
 		}
@@ -249,8 +258,8 @@ func printRuns(w io.Writer, outs []*Outcome, peers []PeerRun, refs map[string]Re
 			}
 			return "—"
 		}
-		fmt.Fprintf(w, "| %s | %d | %.6g (%s) | %s | %.6g | %.3f | %s | %d | %d / %d (%d) | %.2f | %s | %s |\n",
-			o.Instance.Name, o.Instance.N, ref.Value, kind, o.Start, o.F, Gap(o.F, ref.Value), o.Status, o.Escapes,
+		fmt.Fprintf(w, "| %s | %d | %.6g (%s) | %s | %.6g | %s | %s | %d | %d / %d (%d) | %.2f | %s | %s |\n",
+			o.Instance.Name, o.Instance.N, ref.Value, kind, o.Start, o.F, fmtGap(Gap(o.F, ref.Value)), o.Status, o.Escapes,
 			o.Examined, o.Pruned, o.LastExamined, o.Wall.Seconds(), pg("slsqp"), pg("trust-constr"))
 	}
 	fmt.Fprintln(w)
