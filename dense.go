@@ -1,6 +1,7 @@
 package houdini
 
 import (
+	"context"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -12,10 +13,11 @@ import (
 // backend is checked against, and never declines but when the eigensolver fails. Cost:
 // one m×m eigendecomposition, O(m²) per root bracket and per candidate.
 type denseTRS struct {
-	M  *mat.SymDense // M′
-	v  []float64     // v′
-	c0 float64
-	rs float64
+	ctx context.Context // the factorization returns early when it is done (symEigenCtx)
+	M   *mat.SymDense   // M′
+	v   []float64       // v′
+	c0  float64
+	rs  float64
 
 	lam   []float64  // eigenvalues of M′, ascending
 	Q     *mat.Dense // their eigenvectors
@@ -28,9 +30,10 @@ type denseTRS struct {
 }
 
 // findInsideDense is FindInside for M′ = Ms, v′ = vs over the ball of radius rs, with p's
-// value c0, by the dense backend; see findInside.
-func findInsideDense(Ms *mat.SymDense, vs []float64, rs, c0, keep float64) ([]subCandidate, float64, bool) {
-	return findInside(&denseTRS{M: Ms, v: vs, c0: c0, rs: rs}, rs, keep)
+// value c0, by the dense backend; see findInside. When ctx is done before M′ is factorized,
+// ok is false and ctx.Err() says why.
+func findInsideDense(ctx context.Context, Ms *mat.SymDense, vs []float64, rs, c0, keep float64) ([]subCandidate, float64, bool) {
+	return findInside(&denseTRS{ctx: ctx, M: Ms, v: vs, c0: c0, rs: rs}, rs, keep)
 }
 
 // findInsideEigen is findInsideDense given the eigendecomposition Ms = Q·diag(lam)·Qᵀ.
@@ -45,7 +48,7 @@ func (b *denseTRS) spectrum() (l1, l2, scale float64, ok bool) {
 	m := len(b.v)
 	if b.lam == nil {
 		var Q mat.Dense
-		if b.lam, ok = symEigen(b.M, &Q); !ok {
+		if b.lam, ok = symEigenCtx(b.ctx, b.M, &Q); !ok {
 			return 0, 0, 0, false
 		}
 		b.Q = &Q

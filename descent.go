@@ -28,9 +28,10 @@ const (
 // against the rows outside W, and confirmed by an Armijo backtracking test on f (or on
 // the integrated gradient when Func is nil). It stops at a KKT point, when a step gains
 // less than descentStall·δ, or after maxIter steps. Every iterate is feasible. It returns
-// the last point and f(x) − f(last); with an error (an oracle's, or errGradBudget) it
-// returns the last accepted point too, feasible, and the decrease so far. Each accepted
-// step is reported to Settings.Progress.
+// the last point and f(x) − f(last); with an error (an oracle's, errGradBudget,
+// errCanceled, or an *unboundedRay when a ray where no row blocks and the curvature is not
+// positive passes the ray test, probeRay) it returns the last accepted point too,
+// feasible, and the decrease so far. Each accepted step is reported to Settings.Progress.
 //
 // The phase only moves fast between saddles; certificates still come from Escape, which
 // Minimize calls where the phase stops.
@@ -60,6 +61,12 @@ func (rn *run) descend(ctx context.Context, x []float64) ([]float64, float64, er
 		alpha, err := rn.stepLength(x, dir, slope, ws)
 		if err != nil {
 			return x, total, err
+		}
+		if math.IsInf(alpha, 1) { // no wall ahead, no positive curvature: is f unbounded?
+			if err := rn.probeRay(x, dir, slope, base, ws); err != nil {
+				return x, total, err // an *unboundedRay, or an oracle's or the context's error
+			}
+			alpha = rayStart * rn.r / norm(dir) // long but finite
 		}
 		xn, dec, err := rn.backtrack(x, dir, alpha, slope, base.f, ws)
 		if xn == nil || err != nil {
@@ -108,7 +115,8 @@ func (rn *run) descentDirection(x, g []float64, dropped *[]int) (*workingSet, []
 
 // stepLength returns the first trial step along dir: the minimizer for the curvature
 // measured by one gradient difference (exact for quadratics), capped by the ratio test
-// against the rows outside W, and 10r/‖dir‖ along an unbounded ray of negative curvature.
+// against the rows outside W, and +Inf along a ray no row blocks where the curvature is
+// not positive.
 func (rn *run) stepLength(x, dir []float64, slope float64, ws *workingSet) (float64, error) {
 	amax := rn.c.ratioTest(x, dir, ws.in)
 	dn := norm(dir)
@@ -125,9 +133,6 @@ func (rn *run) stepLength(x, dir []float64, slope float64, ws *workingSet) (floa
 	alpha := amax
 	if curv > 0 {
 		alpha = math.Min(amax, -slope/curv)
-	}
-	if math.IsInf(alpha, 1) {
-		alpha = 10 * rn.r / dn // unbounded ray of negative curvature: long but finite
 	}
 	return alpha, nil
 }

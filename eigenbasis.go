@@ -1,6 +1,7 @@
 package houdini
 
 import (
+	"context"
 	"math"
 	"sort"
 
@@ -47,9 +48,10 @@ type eigenbasis struct {
 // newEigenbasis builds the eigenbasis of the model v, M at x on the affine set through pF
 // whose directions are orthogonal to the orthonormal basis (the rows held at the base);
 // nil when that set is a point or the eigendecomposition fails (the dense backend then
-// examines every subset). Cost: one eigendecomposition of order d − t₀ and, with t₀ =
+// examines every subset), or when ctx is done before the eigendecomposition ends
+// (symEigenCtx). Cost: one eigendecomposition of order d − t₀ and, with t₀ =
 // len(basis) rows held, O(full²·t₀) to project M and map the eigenvectors back.
-func newEigenbasis(M *mat.SymDense, v, x, pF []float64, basis [][]float64) *eigenbasis {
+func newEigenbasis(ctx context.Context, M *mat.SymDense, v, x, pF []float64, basis [][]float64) *eigenbasis {
 	full, t0 := len(x), len(basis)
 	d := full - t0
 	if d == 0 {
@@ -69,7 +71,7 @@ func newEigenbasis(M *mat.SymDense, v, x, pF []float64, basis [][]float64) *eige
 		Ms = sp.project(M)
 	}
 	Qs := new(mat.Dense)
-	lam, ok := symEigen(Ms, Qs)
+	lam, ok := symEigenCtx(ctx, Ms, Qs)
 	if !ok {
 		return nil
 	}

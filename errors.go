@@ -21,6 +21,8 @@ var (
 	ErrEmpty = errors.New("houdini: feasible set is empty")
 	// ErrInfeasible: the start point is outside S (*InfeasibleError).
 	ErrInfeasible = errors.New("houdini: point is infeasible")
+	// ErrOraclePanic: Func, Grad or Hess panicked (*PanicError).
+	ErrOraclePanic = errors.New("houdini: oracle panicked")
 )
 
 // SettingsError reports an invalid setting. It wraps ErrBadSettings.
@@ -99,3 +101,27 @@ func (e *InfeasibleError) Error() string {
 
 // Unwrap returns ErrInfeasible.
 func (e *InfeasibleError) Unwrap() error { return ErrInfeasible }
+
+// PanicError reports an oracle that panicked: houdini recovers the panic, so that the
+// caller keeps its goroutine and Minimize its partial Result, and returns this error. It
+// wraps ErrOraclePanic and, when the panic's value is an error, that error too
+// (errors.Is and errors.As see both).
+type PanicError struct {
+	What  string    // "Func", "Grad" or "Hess"
+	X     []float64 // the point the oracle was called at (a copy)
+	Value any       // the value passed to panic
+	Stack []byte    // the panicking goroutine's stack, as runtime/debug.Stack prints it
+}
+
+// Error names the oracle and the panic's value.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("houdini: oracle panicked: %s panicked at a point of norm %g: %v", e.What, norm(e.X), e.Value)
+}
+
+// Unwrap returns ErrOraclePanic, and the panic's value when it is an error.
+func (e *PanicError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{ErrOraclePanic, err}
+	}
+	return []error{ErrOraclePanic}
+}

@@ -142,9 +142,23 @@ func TestUnconstrained(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// f is unbounded below: every escape moves, so the run ends on its escape budget.
+	// f is unbounded below: the first escape moves onto x₁ = ±1, where the descent phase
+	// finds the ray along x₁ and reports it (issue 12, defect 10).
+	if res.Status != houdini.StatusUnbounded || !res.Status.Early() || res.Stats.Escapes != 1 {
+		t.Fatalf("status %v after %d escapes, want unbounded after 1", res.Status, res.Stats.Escapes)
+	}
+	// The paper's loop of escapes alone has no ray test: every escape moves, so the run
+	// ends on its escape budget.
+	o, err = houdini.New(quad(M, []float64{0, 0}), nil, houdini.Settings{Delta: 0.01, Radius: 1, MaxEscapes: 3, EscapesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = o.Minimize(context.Background(), []float64{0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if res.Status != houdini.StatusEscapeLimit || !res.Status.Early() || res.Stats.Escapes != 3 {
-		t.Fatalf("status %v after %d escapes, want the escape limit after 3", res.Status, res.Stats.Escapes)
+		t.Fatalf("EscapesOnly: status %v after %d escapes, want the escape limit after 3", res.Status, res.Stats.Escapes)
 	}
 }
 

@@ -2,7 +2,9 @@ package houdini
 
 import (
 	"context"
+	"errors"
 	"math"
+	"slices"
 )
 
 // The escapes: HoudiniEscape (alg:escaping_general_full, the full path) and HoudiniCorner
@@ -13,14 +15,25 @@ import (
 func (rn *run) method(d int) Method { return rn.s.methodFor(rn.p.Hess != nil, d) }
 
 // escape runs one escape at the feasible point x by the method Settings.Method resolves
-// to (see Optimizer.Escape), and fills in the oracle calls it made.
+// to (see Optimizer.Escape), and fills in the oracle calls it made. An escape the context
+// or the gradient budget stops inside an oracle call returns no error but a result with
+// Canceled or EvalLimit set, no move and no certificate.
 func (rn *run) escape(ctx context.Context, x []float64) (res *EscapeResult, err error) {
 	ev := rn.ev
 	before := *ev.stats
-	if rn.method(len(x)) == MethodCorner {
+	method := rn.method(len(x))
+	if method == MethodCorner {
 		res, err = rn.cornerEscape(ctx, x)
 	} else {
 		res, err = rn.fullEscape(ctx, x)
+	}
+	if canceled := errors.Is(err, errCanceled); canceled || errors.Is(err, errGradBudget) {
+		if res == nil {
+			res = &EscapeResult{X: slices.Clone(x), Radius: rn.r, Method: method}
+		}
+		res.Found, res.Certified, res.Confidence = false, false, 0
+		res.Canceled, res.EvalLimit = canceled, !canceled
+		err = nil
 	}
 	if res != nil {
 		res.GradEvals = ev.stats.GradEvals - before.GradEvals

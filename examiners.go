@@ -41,8 +41,11 @@ func (r *referenceExaminer) examine(w *walk) float64 {
 		g[j] = r.mod.v[j] + r.mh[j]
 	}
 	Ms, vs, embed := r.subproblem(w, g)
-	cands, lower, ok := findInsideDense(Ms, vs, w.radius(), c0, w.pool.keep)
-	if !ok {
+	cands, lower, ok := findInsideDense(w.ctx, Ms, vs, w.radius(), c0, w.pool.keep)
+	switch {
+	case !ok && w.ctx.Err() != nil:
+		w.stop(true) // the factorization was abandoned: a cancellation, not a failure
+	case !ok:
 		r.failed = true
 	}
 	for _, sc := range cands {
@@ -132,9 +135,10 @@ type eigenExaminer struct {
 }
 
 // newEigenExaminer returns the eigenbasis examiner for the walk's current depth, or nil
-// when no eigenbasis can be made (the base set is a point, or the eigensolver fails).
+// when no eigenbasis can be made (the base set is a point, the eigensolver fails, or the
+// walk's context is done: the walk then stops at its first subset).
 func newEigenExaminer(w *walk, ref *referenceExaminer) *eigenExaminer {
-	eb := newEigenbasis(w.mod.M, w.mod.v, w.x, w.point(), w.basis)
+	eb := newEigenbasis(w.ctx, w.mod.M, w.mod.v, w.x, w.point(), w.basis)
 	if eb == nil {
 		return nil
 	}

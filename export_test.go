@@ -18,7 +18,7 @@ func (o *Optimizer) setReferenceEscape(on bool) { o.test.referenceEscape = on }
 // forcedRows returns the number of rows the walk at x holds as forced (holdForcedRows),
 // for the exact model at x (Seed 0).
 func (o *Optimizer) forcedRows(x []float64) int {
-	rn := o.newRun(0)
+	rn := o.newRun(context.Background(), 0)
 	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r)
 	w := newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
 	w.holdForcedRows()

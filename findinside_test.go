@@ -1,6 +1,7 @@
 package houdini
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -296,7 +297,7 @@ func TestFindInsideTRS(t *testing.T) {
 	for ci, c := range trsCases(rng, per) {
 		m := len(c.v)
 		name := fmt.Sprintf("%s #%d m=%d rs=%.3g keep=%.3g", c.name, ci, m, c.rs, c.keep)
-		got, lower, ok := findInsideDense(c.M, c.v, c.rs, c.c0, c.keep)
+		got, lower, ok := findInsideDense(context.Background(), c.M, c.v, c.rs, c.c0, c.keep)
 		if !ok {
 			t.Fatalf("%s: findInside failed", name)
 		}
@@ -369,7 +370,7 @@ func TestFindInsideTRS(t *testing.T) {
 func TestFindInsidePDBoundary(t *testing.T) {
 	M := mat.NewSymDense(2, []float64{1, 0, 0, 2})
 	v := []float64{1e-3, 10}
-	got, _, ok := findInsideDense(M, v, 1, 0, math.Inf(1))
+	got, _, ok := findInsideDense(context.Background(), M, v, 1, 0, math.Inf(1))
 	ref, S := trsDual(t, M, v, 1, 0)
 	best := math.Inf(1)
 	for _, c := range got {
@@ -394,7 +395,7 @@ func benchFindInside(b *testing.B, m int) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, ok := findInsideDense(M, v, 1, 0, math.Inf(1)); !ok {
+		if _, _, ok := findInsideDense(context.Background(), M, v, 1, 0, math.Inf(1)); !ok {
 			b.Fatal("findInside failed")
 		}
 	}

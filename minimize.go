@@ -13,22 +13,27 @@ const minRadiusFraction = 0x1p-10
 
 // minimize is Optimizer.Minimize from the checked point x0: escapes, with the descent
 // phase before each (unless EscapesOnly, or a stochastic oracle) and Purify after a
-// certificate, until a status ends the run.
+// certificate, until a status ends the run. It always returns a Result: with an oracle's
+// error, the partial one at the last accepted point (StatusOracleFailure).
 func (rn *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
 	rn.start = time.Now()
 	rn.x = append([]float64(nil), x0...)
 	status, err := rn.loop(ctx)
-	if err != nil {
-		return nil, err
-	}
 	// undo is the point of the last certificate Purify moved away from, kept until an
 	// escape moves: when the run ends undecided before that (the escape at the purified
 	// point cannot decide, a budget runs out, an oracle fails there), Minimize returns
 	// there, certified. Cancellation and the callback are reported as they are.
-	if rn.undo != nil && status != StatusCertified && status != StatusCanceled && status != StatusCallback {
+	switch {
+	case err != nil:
+		status = StatusOracleFailure
+	case rn.undo != nil && status != StatusCertified && status != StatusCanceled && status != StatusCallback:
 		status = rn.restoreCertified()
 	}
-	return rn.result(status)
+	res, ferr := rn.result(status)
+	if err == nil && ferr != nil { // f failed at the last point: an oracle failure too
+		res.Status, res.Confidence, err = StatusOracleFailure, 0, ferr
+	}
+	return res, err
 }
 
 // loop runs the escapes of Minimize and returns the status that ends them.
@@ -50,8 +55,8 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 			xd, dec, err := rn.descend(ctx, rn.x)
 			rn.x = xd
 			rn.dec += dec
-			if errors.Is(err, errGradBudget) {
-				return StatusEvalLimit, nil
+			if status, done := rn.descentStop(err); done {
+				return status, nil
 			}
 			if err != nil {
 				return 0, err
@@ -60,7 +65,7 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 		e, err := rn.escape(ctx, rn.x)
 		var nf *NonFiniteError
 		switch {
-		case errors.Is(err, errGradBudget):
+		case err == nil && e.EvalLimit:
 			return StatusEvalLimit, nil // the escape was cut short: no move, no certificate
 		case rn.undo != nil && errors.As(err, &nf):
 			return StatusNumericalFailure, nil // an oracle failed at the purified point
@@ -79,6 +84,24 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 			return status, err
 		}
 	}
+}
+
+// descentStop returns the status that the descent phase's error err ends the run with:
+// the budget, the context, or an unbounded ray (whose far point becomes the run's). done
+// is false for no error and for an oracle's error, which the caller returns.
+func (rn *run) descentStop(err error) (status Status, done bool) {
+	var ray *unboundedRay
+	switch {
+	case errors.Is(err, errGradBudget):
+		return StatusEvalLimit, true
+	case errors.Is(err, errCanceled):
+		return StatusCanceled, true
+	case errors.As(err, &ray):
+		rn.x = ray.x
+		rn.dec += ray.dec
+		return StatusUnbounded, true
+	}
+	return 0, false
 }
 
 // recordEscape counts the escape e in the run's Stats, takes its move, and reports it.
@@ -143,12 +166,12 @@ func (rn *run) afterEscape(ctx context.Context, e *EscapeResult) (status Status,
 
 // purifyStep tries a purification move from the point the escape e certified; moved
 // reports one, after which the run continues from the new point with the certified one
-// kept for undo. A budget or an oracle failing while purifying is no error: the
-// certificate stands.
+// kept for undo. A budget, the context or an oracle returning NaN or Inf while purifying
+// is no error: the certificate stands. A panicking oracle is.
 func (rn *run) purifyStep(ctx context.Context, e *EscapeResult) (moved bool, err error) {
 	xp, moved, dec, err := rn.purify(ctx, rn.x)
 	var nf *NonFiniteError
-	if err != nil && !errors.Is(err, errGradBudget) && !errors.As(err, &nf) {
+	if err != nil && !errors.Is(err, errGradBudget) && !errors.Is(err, errCanceled) && !errors.As(err, &nf) {
 		return false, err
 	}
 	if !moved {
@@ -162,19 +185,20 @@ func (rn *run) purifyStep(ctx context.Context, e *EscapeResult) (moved bool, err
 	return true, nil
 }
 
-// result returns Minimize's Result at the run's point with the given status.
+// result returns Minimize's Result at the run's point with the given status, and the
+// error of Func when it fails at that point (Result.F is then NaN).
 func (rn *run) result(status Status) (*Result, error) {
 	res := &Result{X: rn.x, F: math.NaN(), Decrease: rn.dec, Status: status, Delta: rn.s.Delta,
 		Radius: rn.r, Confidence: rn.confidence, Sigma: rn.ev.sigmaEstimate()}
 	if status != StatusCertified {
 		res.Confidence = 0
 	}
+	var err error
 	if rn.p.Func != nil {
-		f, err := rn.ev.value(rn.x)
-		if err != nil {
-			return nil, err
+		var f float64
+		if f, err = rn.ev.value(rn.x); err == nil {
+			res.F = f
 		}
-		res.F = f
 	}
 	if rn.c != nil {
 		_, v := rn.c.Violation(rn.x)
@@ -182,7 +206,7 @@ func (rn *run) result(status Status) (*Result, error) {
 	}
 	rn.ev.stats.Runtime = time.Since(rn.start)
 	res.Stats = *rn.ev.stats
-	return res, nil
+	return res, err
 }
 
 // restoreCertified returns the run to the certified point Purify moved away from: X, the

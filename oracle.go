@@ -1,8 +1,11 @@
 package houdini
 
 import (
+	"context"
 	"errors"
 	"math"
+	"runtime/debug"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -23,9 +26,13 @@ const (
 )
 
 // evaluator calls the oracles of one run (one Escape or Minimize call), counts the calls
-// in stats and turns NaN or Inf into a *NonFiniteError carrying the point.
+// in stats and turns NaN or Inf into a *NonFiniteError and a panic into a *PanicError,
+// each carrying the point. Before every call it polls the run's context, so that work
+// made of oracle calls (the model's d gradient differences, the corner path's power
+// steps, descent, decrease checks) stops within one call of a cancellation.
 type evaluator struct {
 	p     Problem
+	ctx   context.Context
 	stats *Stats
 	sto   *stochastic // nil: Grad and Func are exact
 	// maxGrad, when positive, is Settings.MaxGradEvals: a call past it returns
@@ -33,15 +40,20 @@ type evaluator struct {
 	maxGrad int
 }
 
-// errGradBudget ends Minimize with StatusEvalLimit wherever the budget runs out, inside
-// an escape included; it never reaches the caller.
-var errGradBudget = errors.New("houdini: MaxGradEvals reached")
+// errGradBudget and errCanceled stop a run wherever the budget runs out or the context is
+// canceled, inside an escape included; the drivers turn them into a Status
+// (StatusEvalLimit, StatusCanceled) or an EscapeResult's flag, and neither reaches the
+// caller.
+var (
+	errGradBudget = errors.New("houdini: MaxGradEvals reached")
+	errCanceled   = errors.New("houdini: context canceled")
+)
 
-// newEvaluator returns the evaluator of one run of p with the validated settings s: fresh
-// counts and fresh stochastic state, so that no call sees another's. maxGrad is the
-// gradient budget (0: none).
-func newEvaluator(p Problem, s *Settings, maxGrad int) *evaluator {
-	ev := &evaluator{p: p, stats: new(Stats), maxGrad: maxGrad}
+// newEvaluator returns the evaluator of one run of p with the validated settings s under
+// ctx: fresh counts and fresh stochastic state, so that no call sees another's. maxGrad
+// is the gradient budget (0: none).
+func newEvaluator(ctx context.Context, p Problem, s *Settings, maxGrad int) *evaluator {
+	ev := &evaluator{p: p, ctx: ctx, stats: new(Stats), maxGrad: maxGrad}
 	st := &s.Stochastic
 	if st.Grad || (st.NoisyFunc && p.Func != nil) {
 		ev.sto = &stochastic{
@@ -58,21 +70,50 @@ func newEvaluator(p Problem, s *Settings, maxGrad int) *evaluator {
 // stochasticGrad reports whether Grad is stochastic.
 func (ev *evaluator) stochasticGrad() bool { return ev.sto != nil && ev.sto.grad }
 
+// canceled returns errCanceled once the run's context is done.
+func (ev *evaluator) canceled() error {
+	if ev.ctx.Err() != nil {
+		return errCanceled
+	}
+	return nil
+}
+
+// call runs the oracle call f, made at x, and turns a panic in it into a *PanicError.
+func call(what string, x []float64, f func()) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{What: what, X: slices.Clone(x), Value: v, Stack: debug.Stack()}
+		}
+	}()
+	f()
+	return nil
+}
+
 func (ev *evaluator) grad(g, x []float64) error {
+	if err := ev.canceled(); err != nil {
+		return err
+	}
 	if ev.maxGrad > 0 && ev.stats.GradEvals >= ev.maxGrad {
 		return errGradBudget
 	}
 	ev.stats.GradEvals++
-	ev.p.Grad(g, x)
+	if err := call("Grad", x, func() { ev.p.Grad(g, x) }); err != nil {
+		return err
+	}
 	if i := allFinite(g); i >= 0 {
-		return &NonFiniteError{What: "Grad", Index: i, X: append([]float64(nil), x...)}
+		return &NonFiniteError{What: "Grad", Index: i, X: slices.Clone(x)}
 	}
 	return nil
 }
 
 func (ev *evaluator) hess(h *mat.SymDense, x []float64) error {
+	if err := ev.canceled(); err != nil {
+		return err
+	}
 	ev.stats.HessEvals++
-	ev.p.Hess(h, x)
+	if err := call("Hess", x, func() { ev.p.Hess(h, x) }); err != nil {
+		return err
+	}
 	n := h.SymmetricDim()
 	if n != len(x) {
 		return &DimensionError{What: "the matrix Hess left", Got: n, Want: len(x)}
@@ -80,18 +121,30 @@ func (ev *evaluator) hess(h *mat.SymDense, x []float64) error {
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if v := h.At(i, j); v != v || v-v != 0 { // NaN or ±Inf
-				return &NonFiniteError{What: "Hess", Index: i*n + j, X: append([]float64(nil), x...)}
+				return &NonFiniteError{What: "Hess", Index: i*n + j, X: slices.Clone(x)}
 			}
 		}
 	}
 	return nil
 }
 
+// fun returns f(x) from one Func call, unless the context is done.
 func (ev *evaluator) fun(x []float64) (float64, error) {
+	if err := ev.canceled(); err != nil {
+		return 0, err
+	}
+	return ev.funAlways(x)
+}
+
+// funAlways is fun without the context's check: Result.F is evaluated after a
+// cancellation too.
+func (ev *evaluator) funAlways(x []float64) (f float64, err error) {
 	ev.stats.FuncEvals++
-	f := ev.p.Func(x)
+	if err := call("Func", x, func() { f = ev.p.Func(x) }); err != nil {
+		return 0, err
+	}
 	if f != f || f-f != 0 {
-		return 0, &NonFiniteError{What: "Func", Index: -1, X: append([]float64(nil), x...)}
+		return 0, &NonFiniteError{What: "Func", Index: -1, X: slices.Clone(x)}
 	}
 	return f, nil
 }
@@ -184,14 +237,14 @@ func (ev *evaluator) verify(b decreaseBase, y []float64, need float64) (dec floa
 }
 
 // value returns f(x) for Result.F: one call, or the mean of funcAverage calls of a noisy
-// Func.
+// Func, made whether or not the context is done.
 func (ev *evaluator) value(x []float64) (float64, error) {
 	if ev.sto == nil || !ev.sto.fun {
-		return ev.fun(x)
+		return ev.funAlways(x)
 	}
 	sum := 0.0
 	for i := 0; i < funcAverage; i++ {
-		f, err := ev.fun(x)
+		f, err := ev.funAlways(x)
 		if err != nil {
 			return 0, err
 		}

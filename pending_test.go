@@ -17,19 +17,14 @@ var pendingDefects = map[string]string{
 	"FuzzEscapeSmall":                         "1",
 	"TestZeroValuesDoNotPanic":                "2",
 	"TestFarRowDoesNotMatter":                 "3",
-	"TestEscapeCancelLatency_d1000":           "4",
 	"TestNewBoxMemoryLinear":                  "5",
 	"TestNewConstraintsMemoryLinear":          "5",
 	"FuzzNewBox":                              "5",
 	"TestNewConstraintsThinSetsNotEmpty":      "6",
 	"FuzzNewConstraints":                      "6",
 	"TestCertificateCoversFeasTolBand":        "7",
-	"TestNonFiniteOracleKeepsPartialResult":   "10",
 	"TestErrEmptyNamesRows":                   "10",
 	"TestInfiniteRightHandSideIsNoConstraint": "10",
-	"TestNilContext":                          "10",
-	"TestUnboundedObjectiveReported":          "10",
-	"TestOraclePanicBecomesError":             "11",
 }
 
 // skipPending skips tb while its defect's fix is pending.

@@ -58,13 +58,11 @@ func (rn *run) purify(ctx context.Context, x []float64) ([]float64, bool, float6
 	if err != nil {
 		return nil, false, 0, err
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(HZ, true) {
-		return nil, false, 0, nil // no decision, no move: the certificate stands
-	}
-	lam := eig.Values(nil) // ascending
 	var U, s mat.Dense
-	eig.VectorsTo(&U)
+	lam, ok := symEigenCtx(ctx, HZ, &U) // ascending
+	if !ok {
+		return nil, false, 0, nil // no decision (or canceled), no move: the certificate stands
+	}
 	base, err := ev.startDecrease(x)
 	if err != nil {
 		return nil, false, 0, err

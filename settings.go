@@ -71,11 +71,12 @@ type Settings struct {
 	// MaxEscapes bounds the escapes of Minimize (StatusEscapeLimit). Default 10000.
 	MaxEscapes int
 
-	// MaxGradEvals bounds the gradient evaluations of Minimize: a call that would exceed
-	// it is not made, and Minimize returns the last accepted point with StatusEvalLimit,
-	// even from inside an escape or a VRSG estimate (whose work is then lost). A budget
-	// that runs out while Purify tries to move a certified point leaves the certificate
-	// (StatusCertified). Escape alone ignores it. Default 0: no bound.
+	// MaxGradEvals bounds the gradient evaluations of one Minimize or Escape call: a call
+	// that would exceed it is not made, and Minimize returns the last accepted point with
+	// StatusEvalLimit, even from inside an escape or a VRSG estimate (whose work is then
+	// lost); Escape returns with EscapeResult.EvalLimit, no move and no certificate. A
+	// budget that runs out while Purify tries to move a certified point leaves the
+	// certificate (StatusCertified). Default 0: no bound.
 	MaxGradEvals int
 
 	// Seed seeds the PCG generator of the run's randomness (the perturbations ζ, γ of
@@ -84,14 +85,15 @@ type Settings struct {
 	Seed uint64
 
 	// Callback, when not nil, is called by Minimize after every escape with the escape
-	// number (from 1) and its result; returning true stops Minimize (StatusCallback).
-	// Default nil.
+	// number (from 1) and its result; returning true stops Minimize (StatusCallback). It
+	// is called on Minimize's goroutine; Minimize calls running concurrently call it
+	// concurrently. Default nil.
 	Callback func(iter int, e *EscapeResult) (stop bool)
 
 	// Progress, when not nil, is called by Minimize after every accepted descent step,
 	// escape, purification and radius halving, with the point and the counts so far
 	// (see Progress and NewPrinter). It observes only; it cannot stop the run (Callback and
-	// the context can). Default nil.
+	// the context can). Like Callback, it is called on Minimize's goroutine. Default nil.
 	Progress func(Progress)
 
 	// Full holds the knobs of the full path's quadratic model (MethodFull, and every

@@ -104,12 +104,14 @@ const (
 	StatusModelMismatch                  // the model kept promising a decrease f did not deliver, down to r/1024
 	StatusNumericalFailure               // an eigendecomposition failed, or rounding at X exceeds δ's resolution
 	StatusCornerNoMove                   // MethodCorner found no move where it cannot certify
+	StatusOracleFailure                  // an oracle returned NaN or Inf or panicked: Minimize's error says where
+	StatusUnbounded                      // f fell at least linearly along a ray in S out to 1e13·r (see Optimizer.Minimize)
 	numStatuses
 )
 
 var statusNames = [...]string{"not run", "certified δ-SOSP", "subset limit", "escape limit",
 	"evaluation limit", "canceled", "stopped by callback", "model mismatch",
-	"numerical failure", "corner path found no move"}
+	"numerical failure", "corner path found no move", "oracle failure", "unbounded below"}
 
 // String describes the status.
 func (s Status) String() string {
@@ -151,8 +153,12 @@ type EscapeResult struct {
 	// Complete reports that the subset walk ran to the end (neither MaxSubsets nor the
 	// context cut it short).
 	Complete bool
-	// Canceled reports that the context cut the walk short.
+	// Canceled reports that the context cut the escape short: no move and no certificate,
+	// whatever was examined.
 	Canceled bool
+	// EvalLimit reports that Settings.MaxGradEvals ran out: the escape stopped before the
+	// gradient call that would exceed it, with no move and no certificate.
+	EvalLimit bool
 	// NumericalFailure reports that an eigendecomposition failed, so a subset went
 	// unexamined, or that rounding at x exceeds the resolution δ needs (precisionLost: the
 	// iterates of an unbounded problem running off): the walk is not Complete and
