@@ -42,7 +42,7 @@
 // state (oracle counts, the stochastic σ estimate, the generator, the radius Minimize
 // halves, Purify's undo point) in a value of its own, so calls may run concurrently when
 // the oracles (and Callback, Progress) are safe for concurrent use. Within one call the
-// oracles are called from one goroutine at a time.
+// oracles are called from one goroutine at a time, the caller's.
 //
 // # Architecture
 //
@@ -53,12 +53,12 @@
 //  1. polyhedron: constraints.go, feasibility.go, faces.go (every computation with rows)
 //  2. oracle: vrsg.go (the VRSG estimator, alg:vrsg), oracle.go (the evaluator)
 //  3. model: quadapprox.go (the quadratic model of alg:escaping_general_full)
-//  4. subproblem: eigen.go, subspace.go, findinside.go (FindInside,
+//  4. subproblem: eigen.go, eigen_gonum.go, subspace.go, findinside.go (FindInside,
 //     alg:eigenvector_general_full: one driver), polyroots.go, dense.go and eigenbasis.go
 //     (its two backends)
 //  5. walk: walk.go (the subset walk), examiners.go, corner.go (FindInsideCorner,
 //     alg:eigenvector)
 //  6. drivers: run.go (one call's state), escape.go (HoudiniEscape and HoudiniCorner,
 //     alg:escaping_general_full and alg:matrix_copositivity), descent.go, purify.go,
-//     minimize.go, houdini.go
+//     unbounded.go, minimize.go, houdini.go
 package houdini
