@@ -105,7 +105,7 @@ const (
 	StatusNumericalFailure               // an eigendecomposition failed, or rounding at X exceeds δ's resolution
 	StatusCornerNoMove                   // MethodCorner found no move where it cannot certify
 	StatusOracleFailure                  // an oracle returned NaN or Inf or panicked: Minimize's error says where
-	StatusUnbounded                      // f fell at least linearly along a ray in S out to 1e13·r (see Optimizer.Minimize)
+	StatusUnbounded                      // f fell at least linearly along a ray in S out to 1.1e13·r (see Optimizer.Minimize)
 	numStatuses
 )
 
