@@ -26,7 +26,7 @@ type Outcome struct {
 	F                     float64
 	GradCalls, FuncCalls  int
 	HessCalls             int
-	Wall                  time.Duration // NewBox included
+	Wall, CPU             time.Duration // NewBox included; CPU of the whole process
 	Status                string
 	PG                    float64 // ‖P(x − ∇f) − x‖∞ at the end
 	Escapes, DescentSteps int
@@ -35,7 +35,7 @@ type Outcome struct {
 
 // RunHoudini minimizes c.Fn over c's box from c.X0.
 func RunHoudini(ctx context.Context, c Case, cfg Config) (*Outcome, error) {
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime()
 	box, err := houdini.NewBox(c.Lower, c.Upper)
 	if err != nil {
 		return nil, err
@@ -58,6 +58,6 @@ func RunHoudini(ctx context.Context, c Case, cfg Config) (*Outcome, error) {
 	c.Fn.Grad(g, res.X)
 	st := res.Stats
 	return &Outcome{F: res.F, GradCalls: st.GradEvals, FuncCalls: st.FuncEvals, HessCalls: st.HessEvals,
-		Wall: time.Since(start), Status: res.Status.String(), PG: ProjGradNorm(g, res.X, c.Lower, c.Upper),
+		Wall: time.Since(start), CPU: cpuTime() - cpu, Status: res.Status.String(), PG: ProjGradNorm(g, res.X, c.Lower, c.Upper),
 		Escapes: st.Escapes, DescentSteps: st.DescentSteps, X: res.X}, nil
 }

@@ -56,8 +56,8 @@ func run(args []string, w io.Writer) error {
 		MaxGradEvals: *maxGrad, Timeout: *timeout, Seed: *seed}
 	fmt.Fprintf(w, "houdini δ = %g, r = %g, Hessian oracle %v, MaxSubsets %d, MaxGradEvals %d, timeout %v; peers: SciPy (peers/scipy.csv)\n\n",
 		*delta, *radius, *hess, *maxSubsets, *maxGrad, *timeout)
-	fmt.Fprintln(w, "| case | d | solver | f | grad calls | func calls | wall s | pg∞ | status |")
-	fmt.Fprintln(w, "|---|---:|---|---:|---:|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| case | d | solver | f | grad calls | func calls | wall s | cpu s | pg∞ | status |")
+	fmt.Fprintln(w, "|---|---:|---|---:|---:|---:|---:|---:|---:|---|")
 	for _, s := range strings.Split(*dims, ",") {
 		d, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || d < 1 {
@@ -75,11 +75,11 @@ func run(args []string, w io.Writer) error {
 			if !c.CutsOff {
 				name += " (min inside)"
 			}
-			fmt.Fprintf(w, "| %s | %d | **houdini** | %.6g | %d | %d | %.3f | %.1e | %s (%d escapes, %d descent steps) |\n",
-				name, c.D, o.F, o.GradCalls, o.FuncCalls, o.Wall.Seconds(), o.PG, o.Status, o.Escapes, o.DescentSteps)
+			fmt.Fprintf(w, "| %s | %d | **houdini** | %.6g | %d | %d | %.3f | %.3f | %.1e | %s (%d escapes, %d descent steps) |\n",
+				name, c.D, o.F, o.GradCalls, o.FuncCalls, o.Wall.Seconds(), o.CPU.Seconds(), o.PG, o.Status, o.Escapes, o.DescentSteps)
 			for _, p := range byKey[c.Key()] {
-				fmt.Fprintf(w, "| | | %s | %.6g | %d | %d | %.3f | %.1e | %s |\n",
-					p.Solver, p.F, p.GradCalls, p.FuncCalls, p.Wall, p.PG, p.Status)
+				fmt.Fprintf(w, "| | | %s | %.6g | %d | %d | %.3f | %.3f | %.1e | %s |\n",
+					p.Solver, p.F, p.GradCalls, p.FuncCalls, p.Wall, p.CPU, p.PG, p.Status)
 			}
 		}
 	}

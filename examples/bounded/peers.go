@@ -21,7 +21,7 @@ type PeerRun struct {
 	D                          int
 	F                          float64
 	FuncCalls, GradCalls, Hess int
-	Wall                       float64 // seconds
+	Wall, CPU                  float64 // seconds
 	PG                         float64 // ‖P(x − ∇f) − x‖∞ at the end
 	// F0, GNorm0 and HNorm0 are f, ‖∇f‖₂ and ‖∇²f‖_F at x₀ as Python computes them.
 	F0, GNorm0, HNorm0 float64
@@ -43,7 +43,7 @@ func ReadPeers(data []byte) ([]PeerRun, error) {
 	for i, name := range recs[0] {
 		col[name] = i
 	}
-	for _, name := range []string{"case", "d", "solver", "status", "f", "nfev", "ngev", "nhev", "wall_s", "pg_inf", "f0", "gnorm0", "hnorm0"} {
+	for _, name := range []string{"case", "d", "solver", "status", "f", "nfev", "ngev", "nhev", "wall_s", "cpu_s", "pg_inf", "f0", "gnorm0", "hnorm0"} {
 		if _, ok := col[name]; !ok {
 			return nil, fmt.Errorf("peers: no column %q", name)
 		}
@@ -59,7 +59,7 @@ func ReadPeers(data []byte) ([]PeerRun, error) {
 		}
 		p.Case, p.Solver, p.Status = r[col["case"]], r[col["solver"]], r[col["status"]]
 		p.D = int(num("d"))
-		p.F, p.Wall, p.PG = num("f"), num("wall_s"), num("pg_inf")
+		p.F, p.Wall, p.CPU, p.PG = num("f"), num("wall_s"), num("cpu_s"), num("pg_inf")
 		p.FuncCalls, p.GradCalls, p.Hess = int(num("nfev")), int(num("ngev")), int(num("nhev"))
 		p.F0, p.GNorm0, p.HNorm0 = num("f0"), num("gnorm0"), num("hnorm0")
 		for _, err := range errs {

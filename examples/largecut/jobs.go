@@ -47,16 +47,19 @@ type JobResult struct {
 	Escapes   int     `json:"escapes"`
 	Status    string  `json:"status"`
 	Seconds   float64 `json:"seconds"` // the solver's wall time (graph generation excluded)
+	CPU       float64 `json:"cpu_s"`   // the solver's CPU time, user + system, all threads
 	NewBox    float64 `json:"newbox_s"`
 	EigSym    float64 `json:"eigsym_s"`
+	EigSymCPU float64 `json:"eigsym_cpu_s"`
 	Done      bool    `json:"done"`
 }
 
 // Outcome is a finished (or killed) child.
 type Outcome struct {
 	JobResult
-	PeakRSS int64 // bytes
-	Killed  bool  // the parent killed it at the deadline
+	PeakRSS int64   // bytes
+	ProcCPU float64 // the whole child's CPU seconds (all a killed child reports)
+	Killed  bool    // the parent killed it at the deadline
 	Wall    time.Duration
 	Last    string // the child's last log line
 }
@@ -79,26 +82,31 @@ func runChild(job Job, out, log io.Writer) error {
 	if job.Kind == "qp" {
 		q := NewQP(job.N, job.Seed)
 		var eig mat.EigenSym
-		t := time.Now()
+		t, cpu := time.Now(), cpuTime()
 		if !eig.Factorize(q.Q, true) {
 			return errors.New("EigenSym failed")
 		}
-		if err := enc.Encode(JobResult{EigSym: time.Since(t).Seconds()}); err != nil {
+		r := JobResult{EigSym: time.Since(t).Seconds(), EigSymCPU: (cpuTime() - cpu).Seconds()}
+		if err := enc.Encode(r); err != nil {
 			return err
 		}
 		job.Cfg.Log = log
+		cpu = cpuTime()
 		h, err := runHoudini(context.Background(), QPProblem(q), make([]float64, job.N), job.Cfg)
 		if err != nil {
 			return err
 		}
-		return enc.Encode(houdiniResult(h, nil, true))
+		eigWall, eigCPU := r.EigSym, r.EigSymCPU
+		r = houdiniResult(h, nil)
+		r.EigSym, r.EigSymCPU, r.CPU = eigWall, eigCPU, (cpuTime() - cpu).Seconds()
+		return enc.Encode(r)
 	}
 	g, err := graphFor(job.Family, job.N, job.Seed)
 	if err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(job.Seed, 7))
-	t := time.Now()
+	t, cpu := time.Now(), cpuTime()
 	var res JobResult
 	switch job.Kind {
 	case "houdini":
@@ -107,7 +115,7 @@ func runChild(job Job, out, log io.Writer) error {
 		if err != nil {
 			return err
 		}
-		res = houdiniResult(h, g, false)
+		res = houdiniResult(h, g)
 	case "oneflip":
 		p := g.BestOneFlip(job.Runs, rng)
 		res = JobResult{Flips: p.Flips, Status: "local optimum"}
@@ -124,11 +132,12 @@ func runChild(job Job, out, log io.Writer) error {
 	if res.Seconds == 0 {
 		res.Seconds = time.Since(t).Seconds()
 	}
+	res.CPU = (cpuTime() - cpu).Seconds()
 	res.Done = true
 	return enc.Encode(res)
 }
 
-func houdiniResult(h *HoudiniRun, g *Graph, qp bool) JobResult {
+func houdiniResult(h *HoudiniRun, g *Graph) JobResult {
 	r := JobResult{F: h.F, GradCalls: h.GradCalls, HessCalls: h.HessCalls, Escapes: h.Escapes,
 		Status: h.Status, Seconds: h.Wall.Seconds(), NewBox: h.NewBox.Seconds(), Done: true}
 	if g != nil {
@@ -179,6 +188,7 @@ func spawn(job Job, limit time.Duration, verbose bool) (*Outcome, error) {
 	o.Killed = ctx.Err() != nil
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		o.PeakRSS = ru.Maxrss * 1024 // kilobytes on Linux
+		o.ProcCPU = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 	}
 	dec := json.NewDecoder(&stdout)
 	for dec.More() {

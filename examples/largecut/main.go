@@ -109,8 +109,8 @@ func run(args []string, w io.Writer) error {
 	mem := memTotal()
 	fmt.Fprintf(w, "houdini δ = %g, r = %g, Hessian oracle %v, MaxSubsets %d, timeout %v (+%v before kill), x₀ = 0; peers best of %d, seed %d\n\n",
 		o.cfg.Delta, o.cfg.Radius, o.cfg.Hess, o.cfg.MaxSubsets, o.cfg.Timeout, o.grace, o.runs, o.seed)
-	fmt.Fprintln(w, "| graph | n | m | solver | cut weight | edges cut | f | grad calls | s | peak RSS MB | status |")
-	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| graph | n | m | solver | cut weight | edges cut | f | grad calls | wall s | cpu s | peak RSS MB | status |")
+	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, fam := range o.families {
 		for _, n := range o.ns {
 			g, err := graphFor(fam, n, o.seed)
@@ -119,7 +119,7 @@ func run(args []string, w io.Writer) error {
 			}
 			head := fmt.Sprintf("| %s | %d | %d |", g.Name, g.N, g.M())
 			if skip := skipHoudini(n, o.houdiniMax, mem); skip != "" {
-				fmt.Fprintf(w, "%s **houdini** | — | — | — | — | — | — | skipped: %s |\n", head, skip)
+				fmt.Fprintf(w, "%s **houdini** | — | — | — | — | — | — | — | skipped: %s |\n", head, skip)
 			} else {
 				out, err := spawn(Job{Kind: "houdini", Family: fam, N: n, Seed: o.seed, Cfg: o.cfg}, o.cfg.Timeout+o.grace, o.verbose)
 				if err != nil {
@@ -142,19 +142,19 @@ func run(args []string, w io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(w, "\nDense random box QPs ½xᵀQx + cᵀx on [−1, 1]ᵈ from x₀ = 0, Hessian oracle, δ = %g, r = %g\n\n", o.cfg.Delta, o.cfg.Radius)
-	fmt.Fprintln(w, "| d | one EigenSym s | houdini s | houdini / EigenSym | f | grad / Hess calls | escapes | peak RSS MB | status |")
+	fmt.Fprintln(w, "| d | one EigenSym wall s (cpu s) | houdini wall s (cpu s) | houdini / EigenSym (wall) | f | grad / Hess calls | escapes | peak RSS MB | status |")
 	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, d := range o.qps {
 		out, err := spawn(Job{Kind: "qp", N: d, Seed: o.seed, Cfg: o.cfg}, o.cfg.Timeout+o.grace, o.verbose)
 		if err != nil {
 			return err
 		}
-		secs := out.Wall.Seconds()
+		secs, cpu := out.Wall.Seconds()-out.EigSym, out.ProcCPU-out.EigSymCPU // killed: all but the EigenSym
 		if out.Done {
-			secs = out.Seconds
+			secs, cpu = out.Seconds, out.CPU
 		}
-		fmt.Fprintf(w, "| %d | %.2f | %.1f | %.1f | %.4g | %d / %d | %d | %.0f | %s |\n", d, out.EigSym, secs, secs/out.EigSym,
-			out.F, out.GradCalls, out.HessCalls, out.Escapes, float64(out.PeakRSS)/1e6, status(out))
+		fmt.Fprintf(w, "| %d | %.2f (%.2f) | %.1f (%.1f) | %.1f | %.4g | %d / %d | %d | %.0f | %s |\n", d, out.EigSym, out.EigSymCPU,
+			secs, cpu, secs/out.EigSym, out.F, out.GradCalls, out.HessCalls, out.Escapes, float64(out.PeakRSS)/1e6, status(out))
 	}
 	return nil
 }
@@ -165,11 +165,18 @@ func cells(o *Outcome, houdini bool) string {
 	if houdini || o.GradCalls > 0 {
 		calls = strconv.Itoa(o.GradCalls)
 	}
-	secs := o.Seconds
 	if !o.Done {
-		return fmt.Sprintf("— | — | — | — | %.1f | %.0f | %s", o.Wall.Seconds(), float64(o.PeakRSS)/1e6, status(o))
+		return fmt.Sprintf("— | — | — | — | %.1f | %.1f | %.0f | %s", o.Wall.Seconds(), o.ProcCPU, float64(o.PeakRSS)/1e6, status(o))
 	}
-	return fmt.Sprintf("%.0f | %d | %.1f | %s | %.2f | %.0f | %s", o.Cut, o.CutEdges, o.F, calls, secs, float64(o.PeakRSS)/1e6, status(o))
+	return fmt.Sprintf("%.0f | %d | %.1f | %s | %s | %s | %.0f | %s", o.Cut, o.CutEdges, o.F, calls, secs(o.Seconds), secs(o.CPU), float64(o.PeakRSS)/1e6, status(o))
+}
+
+// secs formats seconds with three significant digits, down to 0.0001 s.
+func secs(s float64) string {
+	if s < 1e-4 {
+		return "<0.0001"
+	}
+	return strconv.FormatFloat(s, 'g', 3, 64)
 }
 
 func status(o *Outcome) string {
@@ -192,12 +199,12 @@ func scipyCell(runs []ScipyRun, g *Graph, seed uint64) string {
 			continue
 		}
 		if s.Checksum != g.Checked || s.M != g.M() {
-			return fmt.Sprintf("| | | | L-BFGS-B (SciPy) | — | — | — | — | — | — | peers/scipy.csv has another graph (checksum %d, Go %d) |", s.Checksum, g.Checked)
+			return fmt.Sprintf("| | | | L-BFGS-B (SciPy) | — | — | — | — | — | — | — | peers/scipy.csv has another graph (checksum %d, Go %d) |", s.Checksum, g.Checked)
 		}
-		return fmt.Sprintf("| | | | L-BFGS-B (SciPy), x₀ = 1e-3·N(0,1) | %.0f | %d | %.1f | %d | %.2f | %.0f | %s |",
-			s.Cut, s.CutEdges, s.F, s.GradCalls, s.Seconds, float64(s.PeakRSS)/1e6, s.Status)
+		return fmt.Sprintf("| | | | L-BFGS-B (SciPy), x₀ = 1e-3·N(0,1) | %.0f | %d | %.1f | %d | %s | %s | %.0f | %s |",
+			s.Cut, s.CutEdges, s.F, s.GradCalls, secs(s.Seconds), secs(s.CPU), float64(s.PeakRSS)/1e6, s.Status)
 	}
-	return fmt.Sprintf("| | | | L-BFGS-B (SciPy) | — | — | — | — | — | — | not in peers/scipy.csv (seed %d) |", seed)
+	return fmt.Sprintf("| | | | L-BFGS-B (SciPy) | — | — | — | — | — | — | — | not in peers/scipy.csv (seed %d) |", seed)
 }
 
 // skipHoudini returns why houdini is not run at n, or "".
