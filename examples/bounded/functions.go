@@ -21,6 +21,21 @@ type Function struct {
 	AddHess func(h *mat.SymDense, x []float64)
 }
 
+// fromTerms returns the Function whose oracles all come from terms, which returns f(x)
+// and adds ∇f(x) into g and ∇²f(x) into h, each when not nil.
+func fromTerms(name string, valid func(d int) bool, terms func(x, g []float64, h *mat.SymDense) float64) Function {
+	return Function{
+		Name:  name,
+		Valid: valid,
+		F:     func(x []float64) float64 { return terms(x, nil, nil) },
+		Grad: func(g, x []float64) {
+			zero(g)
+			terms(x, g, nil)
+		},
+		AddHess: func(h *mat.SymDense, x []float64) { terms(x, nil, h) },
+	}
+}
+
 // Hess writes ∇²f(x) into h.
 func (fn Function) Hess(h *mat.SymDense, x []float64) {
 	d := len(x)
@@ -70,28 +85,14 @@ func zero(g []float64) {
 // function", Comput. J. 3(3):175–184, chained over consecutive pairs as in SciPy's
 // scipy.optimize.rosen (the function of issue 15's measurements) and CUTEst's GENROSE
 // (which adds 1). Minimum 0 at x = 1.
-var RosenChain = Function{
-	Name:  "rosen-chain",
-	Valid: func(d int) bool { return d >= 2 },
-	F: func(x []float64) float64 {
+var RosenChain = fromTerms("rosen-chain", func(d int) bool { return d >= 2 },
+	func(x, g []float64, h *mat.SymDense) float64 {
 		var s float64
 		for i := 0; i+1 < len(x); i++ {
-			s += rosenPair(x, i, i+1, 100, nil, nil)
+			s += rosenPair(x, i, i+1, 100, g, h)
 		}
 		return s
-	},
-	Grad: func(g, x []float64) {
-		zero(g)
-		for i := 0; i+1 < len(x); i++ {
-			rosenPair(x, i, i+1, 100, g, nil)
-		}
-	},
-	AddHess: func(h *mat.SymDense, x []float64) {
-		for i := 0; i+1 < len(x); i++ {
-			rosenPair(x, i, i+1, 100, nil, h)
-		}
-	},
-}
+	})
 
 // RosenExt is the extended Rosenbrock function, problem 21 of Moré, Garbow & Hillstrom
 // (1981), "Testing unconstrained optimization software", ACM TOMS 7(1):17–41:
@@ -99,28 +100,14 @@ var RosenChain = Function{
 //	f(x) = Σ_{i=1}^{d/2} 100(x_{2i} − x_{2i−1}²)² + (1 − x_{2i−1})²,  d even,
 //
 // independent pairs; x₀ = (−1.2, 1, …), minimum 0 at x = 1.
-var RosenExt = Function{
-	Name:  "rosen-ext",
-	Valid: even,
-	F: func(x []float64) float64 {
+var RosenExt = fromTerms("rosen-ext", even,
+	func(x, g []float64, h *mat.SymDense) float64 {
 		var s float64
 		for i := 0; i+1 < len(x); i += 2 {
-			s += rosenPair(x, i, i+1, 100, nil, nil)
+			s += rosenPair(x, i, i+1, 100, g, h)
 		}
 		return s
-	},
-	Grad: func(g, x []float64) {
-		zero(g)
-		for i := 0; i+1 < len(x); i += 2 {
-			rosenPair(x, i, i+1, 100, g, nil)
-		}
-	},
-	AddHess: func(h *mat.SymDense, x []float64) {
-		for i := 0; i+1 < len(x); i += 2 {
-			rosenPair(x, i, i+1, 100, nil, h)
-		}
-	},
-}
+	})
 
 // StyblinskiTang is the function of Styblinski & Tang (1990), "Experiments in
 // nonconvex optimization: stochastic approximation with function smoothing and
@@ -130,27 +117,20 @@ var RosenExt = Function{
 //
 // separable, each coordinate with a global minimum at −2.903534, a local one at
 // 2.746803 and a local maximum at 0.156731; 2^d stationary minima in all.
-var StyblinskiTang = Function{
-	Name:  "styblinski-tang",
-	Valid: positive,
-	F: func(x []float64) float64 {
+var StyblinskiTang = fromTerms("styblinski-tang", positive,
+	func(x, g []float64, h *mat.SymDense) float64 {
 		var s float64
-		for _, v := range x {
-			s += v*v*v*v - 16*v*v + 5*v
-		}
-		return s / 2
-	},
-	Grad: func(g, x []float64) {
 		for i, v := range x {
-			g[i] = 2*v*v*v - 16*v + 2.5
+			s += (v*v*v*v - 16*v*v + 5*v) / 2
+			if g != nil {
+				g[i] += 2*v*v*v - 16*v + 2.5
+			}
+			if h != nil {
+				addSym(h, i, i, 6*v*v-16)
+			}
 		}
-	},
-	AddHess: func(h *mat.SymDense, x []float64) {
-		for i, v := range x {
-			addSym(h, i, i, 6*v*v-16)
-		}
-	},
-}
+		return s
+	})
 
 // ChainedWood is the chained Wood function, problem 8 of Conn, Gould & Toint (1988),
 // "Testing a class of methods for solving minimization problems with simple bounds on
@@ -162,16 +142,7 @@ var StyblinskiTang = Function{
 //
 // x₀ = (−3, −1, −3, −1, −2, −2, …), minimum 1 at x = 1. CUTEst asks d divisible by 4;
 // the formula is defined for every even d, and d = 10 is used here.
-var ChainedWood = Function{
-	Name:  "chained-wood",
-	Valid: func(d int) bool { return even(d) && d >= 4 },
-	F:     func(x []float64) float64 { return woodTerms(x, nil, nil) },
-	Grad: func(g, x []float64) {
-		zero(g)
-		woodTerms(x, g, nil)
-	},
-	AddHess: func(h *mat.SymDense, x []float64) { woodTerms(x, nil, h) },
-}
+var ChainedWood = fromTerms("chained-wood", func(d int) bool { return even(d) && d >= 4 }, woodTerms)
 
 // woodTerms returns f of ChainedWood and adds its gradient into g and Hessian into h
 // (each when not nil). Indices are 0-based: the i-th block uses x[2i−2], …, x[2i+1].
@@ -203,17 +174,10 @@ func woodTerms(x, g []float64, h *mat.SymDense) float64 {
 //	         + (x_{4i−2} − 2x_{4i−1})⁴ + 10(x_{4i−3} − x_{4i})⁴,  d divisible by 4,
 //
 // x₀ = (3, −1, 0, 1, …), minimum 0 at x = 0, where the Hessian is singular.
-var PowellSingular = Function{
-	Name:  "powell-singular",
-	Valid: multiple4,
-	F:     func(x []float64) float64 { return powellTerms(x, nil, nil) },
-	Grad: func(g, x []float64) {
-		zero(g)
-		powellTerms(x, g, nil)
-	},
-	AddHess: func(h *mat.SymDense, x []float64) { powellTerms(x, nil, h) },
-}
+var PowellSingular = fromTerms("powell-singular", multiple4, powellTerms)
 
+// powellTerms returns f of PowellSingular and adds its gradient into g and Hessian into h
+// (each when not nil).
 func powellTerms(x, g []float64, h *mat.SymDense) float64 {
 	var s float64
 	for k := 0; k+3 < len(x); k += 4 {
@@ -250,17 +214,10 @@ func powellTerms(x, g []float64, h *mat.SymDense) float64 {
 //	f(x) = Σ_{i=1}^{d} ((3 − 2xᵢ)xᵢ − x_{i−1} − 2x_{i+1} + 1)²,  x₀ = x_{d+1} = 0,
 //
 // x₀ = (−1, …, −1), minimum 0 near x ≈ −0.7 (ends ≈ −0.57 and −0.42).
-var BroydenTridiagonal = Function{
-	Name:  "broyden-tridiag",
-	Valid: positive,
-	F:     func(x []float64) float64 { return broydenTerms(x, nil, nil) },
-	Grad: func(g, x []float64) {
-		zero(g)
-		broydenTerms(x, g, nil)
-	},
-	AddHess: func(h *mat.SymDense, x []float64) { broydenTerms(x, nil, h) },
-}
+var BroydenTridiagonal = fromTerms("broyden-tridiag", positive, broydenTerms)
 
+// broydenTerms returns f of BroydenTridiagonal and adds its gradient into g and Hessian
+// into h (each when not nil).
 func broydenTerms(x, g []float64, h *mat.SymDense) float64 {
 	d := len(x)
 	var s float64
