@@ -38,7 +38,7 @@ func run(args []string, w io.Writer) error {
 	hess := fs.Bool("hess", false, "give houdini the exact Hessian (the peers' L-BFGS-B and SLSQP use gradients only)")
 	maxSubsets := fs.Int("maxsubsets", 4096, "subset budget per escape (StatusSubsetLimit)")
 	maxGrad := fs.Int("maxgradevals", 0, "gradient-call budget per run (StatusEvalLimit); 0: none")
-	timeout := fs.Duration("timeout", 60*time.Second, "wall-time budget per run (StatusCanceled); 0: none")
+	timeout := fs.Duration("timeout", 120*time.Second, "wall-time budget per run (StatusCanceled); 0: none")
 	only := fs.String("only", "", "run only cases whose name contains this string")
 	seed := fs.Uint64("seed", 1, "Settings.Seed")
 	if err := fs.Parse(args); err != nil {

@@ -21,7 +21,10 @@ import (
 // Every solver run is a child process of this program (the same binary, told by the
 // environment variable jobEnv which job to run): the parent can then kill a run that
 // ignores its deadline (NewBox and one eigendecomposition cannot be interrupted), and
-// each run's peak memory is the child's own maximum resident set size (getrusage).
+// each run's peak memory is the child's own high-water resident set size (VmHWM of
+// /proc/<pid>/status, sampled by the parent and reported by the child at its end).
+// getrusage's ru_maxrss is not used: Linux folds the pre-exec memory of the forked
+// parent into it, so small children would report the parent's size.
 
 const jobEnv = "LARGECUT_JOB"
 
@@ -51,13 +54,14 @@ type JobResult struct {
 	NewBox    float64 `json:"newbox_s"`
 	EigSym    float64 `json:"eigsym_s"`
 	EigSymCPU float64 `json:"eigsym_cpu_s"`
+	VmHWM     int64   `json:"vmhwm"` // bytes, at the report
 	Done      bool    `json:"done"`
 }
 
 // Outcome is a finished (or killed) child.
 type Outcome struct {
 	JobResult
-	PeakRSS int64   // bytes
+	PeakRSS int64   // bytes: VmHWM
 	ProcCPU float64 // the whole child's CPU seconds (all a killed child reports)
 	Killed  bool    // the parent killed it at the deadline
 	Wall    time.Duration
@@ -86,7 +90,7 @@ func runChild(job Job, out, log io.Writer) error {
 		if !eig.Factorize(q.Q, true) {
 			return errors.New("EigenSym failed")
 		}
-		r := JobResult{EigSym: time.Since(t).Seconds(), EigSymCPU: (cpuTime() - cpu).Seconds()}
+		r := JobResult{EigSym: time.Since(t).Seconds(), EigSymCPU: (cpuTime() - cpu).Seconds(), VmHWM: vmHWM("/proc/self/status")}
 		if err := enc.Encode(r); err != nil {
 			return err
 		}
@@ -99,6 +103,7 @@ func runChild(job Job, out, log io.Writer) error {
 		eigWall, eigCPU := r.EigSym, r.EigSymCPU
 		r = houdiniResult(h, nil)
 		r.EigSym, r.EigSymCPU, r.CPU = eigWall, eigCPU, (cpuTime() - cpu).Seconds()
+		r.VmHWM = vmHWM("/proc/self/status")
 		return enc.Encode(r)
 	}
 	g, err := graphFor(job.Family, job.N, job.Seed)
@@ -133,6 +138,7 @@ func runChild(job Job, out, log io.Writer) error {
 		res.Seconds = time.Since(t).Seconds()
 	}
 	res.CPU = (cpuTime() - cpu).Seconds()
+	res.VmHWM = vmHWM("/proc/self/status")
 	res.Done = true
 	return enc.Encode(res)
 }
@@ -176,6 +182,9 @@ func spawn(job Job, limit time.Duration, verbose bool) (*Outcome, error) {
 		return nil, err
 	}
 	o := &Outcome{}
+	peak := make(chan int64, 1)
+	exited := make(chan struct{})
+	go samplePeak(cmd.Process.Pid, exited, peak)
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		o.Last = sc.Text()
@@ -184,10 +193,11 @@ func spawn(job Job, limit time.Duration, verbose bool) (*Outcome, error) {
 		}
 	}
 	werr := cmd.Wait()
+	close(exited)
+	o.PeakRSS = <-peak
 	o.Wall = time.Since(start)
 	o.Killed = ctx.Err() != nil
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		o.PeakRSS = ru.Maxrss * 1024 // kilobytes on Linux
 		o.ProcCPU = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 	}
 	dec := json.NewDecoder(&stdout)
@@ -196,10 +206,43 @@ func spawn(job Job, limit time.Duration, verbose bool) (*Outcome, error) {
 			break
 		}
 	}
+	o.PeakRSS = max(o.PeakRSS, o.VmHWM)
 	if werr != nil && !o.Killed {
 		return o, fmt.Errorf("%s %s n=%d: %v: %s", job.Kind, job.Family, job.N, werr, strings.TrimSpace(o.Last))
 	}
 	return o, nil
+}
+
+// samplePeak sends on peak the largest VmHWM of process pid seen every 50 ms until
+// exited is closed.
+func samplePeak(pid int, exited <-chan struct{}, peak chan<- int64) {
+	var m int64
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		m = max(m, vmHWM(fmt.Sprintf("/proc/%d/status", pid)))
+		select {
+		case <-exited:
+			peak <- m
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// vmHWM returns the VmHWM line of a /proc status file in bytes, or 0.
+func vmHWM(path string) int64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var kb int64
+		if _, err := fmt.Sscanf(line, "VmHWM: %d kB", &kb); err == nil {
+			return kb * 1024
+		}
+	}
+	return 0
 }
 
 // childMain runs the job named by jobEnv, if any, and reports whether it did.

@@ -66,7 +66,7 @@ func ReadScipy(data []byte) ([]ScipyRun, error) {
 		s := ScipyRun{Graph: get("graph"), Status: get("status"), N: int(num("n")), M: int(num("m")),
 			Seed: u64("seed"), Checksum: u64("checksum"), F: num("f"), Cut: num("cut"),
 			CutEdges: int(num("cut_edges")), FuncCalls: int(num("nfev")), GradCalls: int(num("ngev")),
-			Seconds: num("wall_s"), CPU: num("cpu_s"), PeakRSS: int64(num("maxrss_kb")) * 1024, FracPM1: num("frac_pm1")}
+			Seconds: num("wall_s"), CPU: num("cpu_s"), PeakRSS: int64(num("vmhwm_kb")) * 1024, FracPM1: num("frac_pm1")}
 		for _, err := range errs {
 			if err != nil {
 				return nil, fmt.Errorf("scipy.csv: line %d: %v", line+2, err)
