@@ -17,7 +17,7 @@ type Config struct {
 	Hess          bool // pass the exact Hessian (else the model costs d + 1 gradient calls)
 	MaxSubsets    int
 	MaxGradEvals  int
-	Timeout       time.Duration // 0: none; a run cut short ends with StatusCanceled
+	Timeout       time.Duration // from the start, NewBox included; 0: none; a run cut short ends with StatusCanceled
 	Seed          uint64
 }
 
@@ -36,6 +36,11 @@ type Outcome struct {
 // RunHoudini minimizes c.Fn over c's box from c.X0.
 func RunHoudini(ctx context.Context, c Case, cfg Config) (*Outcome, error) {
 	start, cpu := time.Now(), cpuTime()
+	if cfg.Timeout > 0 { // NewBox included: it does not watch ctx, Minimize does
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
 	box, err := houdini.NewBox(c.Lower, c.Upper)
 	if err != nil {
 		return nil, err
@@ -43,11 +48,6 @@ func RunHoudini(ctx context.Context, c Case, cfg Config) (*Outcome, error) {
 	p := houdini.Problem{Func: c.Fn.F, Grad: c.Fn.Grad}
 	if cfg.Hess {
 		p.Hess = c.Fn.Hess
-	}
-	if cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
-		defer cancel()
 	}
 	res, err := houdini.Minimize(ctx, p, box, c.X0, houdini.Settings{Delta: cfg.Delta, Radius: cfg.Radius,
 		MaxSubsets: cfg.MaxSubsets, MaxGradEvals: cfg.MaxGradEvals, Seed: cfg.Seed})

@@ -19,7 +19,7 @@ type Config struct {
 	Delta, Radius float64
 	Hess          bool // give the dense Hessian oracle (d×d); else the model costs d gradient calls
 	MaxSubsets    int
-	Timeout       time.Duration // the context's deadline; 0: none
+	Timeout       time.Duration // the context's deadline from the start of the run (NewBox included); 0: none
 	Seed          uint64
 	// Log, when not nil, gets a line per phase and per escape (time, f), so that a run
 	// killed from outside shows how far it got.
@@ -45,6 +45,13 @@ func runHoudini(ctx context.Context, p houdini.Problem, x0 []float64, cfg Config
 	}
 	d := len(x0)
 	start := time.Now()
+	// The deadline counts from here, NewBox included, so that a parent that kills the run
+	// some grace after Timeout gives Minimize that grace to return StatusCanceled.
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
 	lo, hi := make([]float64, d), make([]float64, d)
 	for i := range lo {
 		lo[i], hi[i] = -1, 1
@@ -56,11 +63,6 @@ func runHoudini(ctx context.Context, p houdini.Problem, x0 []float64, cfg Config
 	}
 	out := &HoudiniRun{NewBox: time.Since(start)}
 	logf("NewBox done in %.1f s; Minimize", out.NewBox.Seconds())
-	if cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
-		defer cancel()
-	}
 	s := houdini.Settings{Delta: cfg.Delta, Radius: cfg.Radius, MaxSubsets: cfg.MaxSubsets, Seed: cfg.Seed,
 		Callback: func(iter int, e *houdini.EscapeResult) bool {
 			logf("escape %d at %.1f s: found %v, certified %v", iter, time.Since(start).Seconds(), e.Found, e.Certified)
