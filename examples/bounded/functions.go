@@ -309,7 +309,7 @@ var specs = []boxSpec{
 	}, true},
 	// x_{4i−3} ≥ 0.1 and x_{4i} ≥ 0.1 exclude the minimum 0; the start (3, −1, 0, 1)
 	// is inside.
-	{PowellSingular, "[0.1|-4,4]", func(i int) float64 {
+	{PowellSingular, "[-4,4];x1,x4>=0.1", func(i int) float64 {
 		if i%4 == 0 || i%4 == 3 {
 			return 0.1
 		}

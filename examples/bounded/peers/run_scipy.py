@@ -253,7 +253,7 @@ SPECS = [
     ("rosen-ext", rosen_ext, "[-2,0.5]", lambda d: np.full(d, -2.0), lambda d: np.full(d, 0.5), rosen_start),
     ("styblinski-tang", styblinski_tang, "[-2.5,2.5]", lambda d: np.full(d, -2.5), lambda d: np.full(d, 2.5), lambda d: np.zeros(d)),
     ("chained-wood", chained_wood, "[-4,0.8]", lambda d: np.full(d, -4.0), lambda d: np.full(d, 0.8), wood_start),
-    ("powell-singular", PowellSingular, "[0.1|-4,4]", powell_lower, lambda d: np.full(d, 4.0),
+    ("powell-singular", PowellSingular, "[-4,4];x1,x4>=0.1", powell_lower, lambda d: np.full(d, 4.0),
      lambda d: np.tile([3.0, -1.0, 0.0, 1.0], d // 4)),
     ("broyden-tridiag", BroydenTridiagonal, "[-2,-0.6]", lambda d: np.full(d, -2.0), lambda d: np.full(d, -0.6), lambda d: np.full(d, -1.0)),
 ]
