@@ -224,7 +224,7 @@ func cornerCertifiable(w *walk, g0 []float64, s *Settings) bool {
 		return false
 	}
 	for _, i := range w.close {
-		if w.c.slack(i, w.x) > w.c.tol(i, s.FeasTol) {
+		if !w.c.isActive(i, w.x, s.FeasTol) {
 			return false
 		}
 	}
@@ -320,7 +320,7 @@ func (w *cornerExaminer) try(X []float64, q float64, kase Case) {
 	}
 	if dec > w.half {
 		w.found = true
-		w.best = candidate{X: slices.Clone(X), q: q, kase: kase, subset: slices.Sorted(slices.Values(wk.rows))}
+		w.best = candidate{X: slices.Clone(X), q: q, kase: kase, subset: slices.Sorted(slices.Values(wk.rows[wk.base:]))}
 		w.bestDec = dec
 		wk.stop(false)
 	}

@@ -17,7 +17,7 @@ var (
 	ErrNonFinite = errors.New("houdini: non-finite value")
 	// ErrZeroRow: a row of A is zero (*RowError).
 	ErrZeroRow = errors.New("houdini: zero constraint row")
-	// ErrEmpty: S = {x : Ax ≤ b} is empty.
+	// ErrEmpty: the feasible set S is empty (*EmptyError names the conflicting constraints).
 	ErrEmpty = errors.New("houdini: feasible set is empty")
 	// ErrInfeasible: the start point is outside S (*InfeasibleError).
 	ErrInfeasible = errors.New("houdini: point is infeasible")
@@ -72,31 +72,39 @@ func (e *NonFiniteError) Error() string {
 // Unwrap returns ErrNonFinite.
 func (e *NonFiniteError) Unwrap() error { return ErrNonFinite }
 
-// RowError reports a constraint row that cannot be used. It wraps ErrZeroRow.
+// RowError reports a constraint row that cannot be used: a zero row. It wraps ErrZeroRow.
 type RowError struct {
-	Row int
+	Kind ConstraintKind // Inequality (a row of A; the zero Kind means this too) or Equality (of Aeq)
+	Row  int
 }
 
 // Error names the zero row.
 func (e *RowError) Error() string {
-	return fmt.Sprintf("houdini: zero constraint row: row %d of A is zero", e.Row)
+	k := e.Kind
+	if k == 0 {
+		k = Inequality
+	}
+	return fmt.Sprintf("houdini: zero constraint row: %v is zero", Constraint{k, e.Row})
 }
 
 // Unwrap returns ErrZeroRow.
 func (e *RowError) Unwrap() error { return ErrZeroRow }
 
-// InfeasibleError reports a point outside S: its worst row and by how much. It wraps
-// ErrInfeasible.
+// InfeasibleError reports a point outside S: its worst constraint and by how much. It
+// wraps ErrInfeasible.
 type InfeasibleError struct {
-	Row int
-	// Violation is âᵢ·x − b̂ᵢ for the row scaled to unit norm: the distance from x to the
-	// row's half-space.
+	// Kind and Row name the constraint: row Row of A (Inequality) or of Aeq (Equality),
+	// or the bound of coordinate Row (LowerBound, UpperBound).
+	Kind ConstraintKind
+	Row  int
+	// Violation is âᵢ·x − b̂ᵢ (|âᵢ·x − b̂ᵢ| for an equality) for the row scaled to unit
+	// norm: the distance from x to the row's half-space (hyperplane).
 	Violation float64
 }
 
-// Error names the worst row and its violation.
+// Error names the worst constraint and its violation.
 func (e *InfeasibleError) Error() string {
-	return fmt.Sprintf("houdini: point is infeasible: row %d is violated by %g", e.Row, e.Violation)
+	return fmt.Sprintf("houdini: point is infeasible: %v is violated by %g", Constraint{e.Kind, e.Row}, e.Violation)
 }
 
 // Unwrap returns ErrInfeasible.
@@ -125,3 +133,34 @@ func (e *PanicError) Unwrap() []error {
 	}
 	return []error{ErrOraclePanic}
 }
+
+// EmptyError reports an empty feasible set and the constraints that conflict: for
+// inconsistent inequalities and bounds, those with a positive Farkas multiplier (a
+// nonnegative combination of them reads 0 ≤ negative); for an equality, the equality and
+// those it contradicts. It wraps ErrEmpty.
+type EmptyError struct {
+	Rows         []int  // rows of A
+	Eq           []int  // rows of Aeq
+	Lower, Upper []int  // coordinates whose lower or upper bound takes part
+	Reason       string // how the conflict was found
+}
+
+// Error names the conflicting constraints and the reason.
+func (e *EmptyError) Error() string {
+	msg := "houdini: feasible set is empty"
+	for _, part := range []struct {
+		what string
+		idx  []int
+	}{{"rows of A", e.Rows}, {"rows of Aeq", e.Eq}, {"lower bounds of x", e.Lower}, {"upper bounds of x", e.Upper}} {
+		if len(part.idx) > 0 {
+			msg += fmt.Sprintf(": %s %v", part.what, part.idx)
+		}
+	}
+	if e.Reason != "" {
+		msg += " (" + e.Reason + ")"
+	}
+	return msg
+}
+
+// Unwrap returns ErrEmpty.
+func (e *EmptyError) Unwrap() error { return ErrEmpty }

@@ -68,10 +68,16 @@ func TestBadInput(t *testing.T) {
 			_, err := houdini.NewConstraints(mat.NewDense(1, 2, []float64{nan, 1}), []float64{1})
 			return err
 		}, houdini.ErrNonFinite, asNonFinite},
-		{"Inf in b", func() error {
-			_, err := houdini.NewConstraints(mat.NewDense(1, 2, []float64{1, 1}), []float64{math.Inf(1)})
+		// +Inf in b is no constraint (issue 12, defect 10; TestInfiniteRightHandSideIsNoConstraint),
+		// so this case, which required ErrNonFinite for it, now takes NaN, and −Inf is ErrEmpty.
+		{"NaN in b", func() error {
+			_, err := houdini.NewConstraints(mat.NewDense(1, 2, []float64{1, 1}), []float64{math.NaN()})
 			return err
 		}, houdini.ErrNonFinite, asNonFinite},
+		{"-Inf in b", func() error {
+			_, err := houdini.NewConstraints(mat.NewDense(1, 2, []float64{1, 1}), []float64{math.Inf(-1)})
+			return err
+		}, houdini.ErrEmpty, func(err error) bool { var e *houdini.EmptyError; return errors.As(err, &e) && len(e.Rows) == 1 }},
 		{"zero row", func() error {
 			_, err := houdini.NewConstraints(mat.NewDense(2, 2, []float64{1, 0, 0, 0}), []float64{1, 1})
 			return err

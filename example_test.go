@@ -83,5 +83,5 @@ func ExampleNewConstraints() {
 	fmt.Println(err)
 	// Output:
 	// worst row 1, violation -0.25
-	// houdini: point is infeasible: row 0 is violated by 0.7071067811865475
+	// houdini: point is infeasible: row 0 of A is violated by 0.7071067811865475
 }

@@ -1,6 +1,11 @@
 package houdini
 
-import "context"
+import (
+	"context"
+	"errors"
+
+	"gonum.org/v1/gonum/mat"
+)
 
 // Hooks for the package's own tests: switches and views that are not part of the API.
 
@@ -23,4 +28,26 @@ func (o *Optimizer) forcedRows(x []float64) int {
 	w := newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
 	w.holdForcedRows()
 	return w.forced
+}
+
+// lpVerdict is the outcome of phaseOne below.
+type lpVerdict int
+
+const (
+	lpFeasible   lpVerdict = iota // a point satisfies the rows
+	lpInfeasible                  // no point does
+)
+
+// phaseOne decides whether {x : Ax ≤ b} is empty the way NewPolyhedron does (phase one
+// on the rows relaxed by the default FeasTol, with its point checked and its Farkas
+// certificate verified), for TestPhaseOneAgainstEnumeration.
+func phaseOne(A [][]float64, b []float64) lpVerdict {
+	M := mat.NewDense(len(A), len(A[0]), nil)
+	for i, r := range A {
+		M.SetRow(i, r)
+	}
+	if _, err := NewConstraints(M, b); errors.Is(err, ErrEmpty) {
+		return lpInfeasible
+	}
+	return lpFeasible
 }

@@ -72,13 +72,15 @@ func (c *Constraints) projectAffine(z []float64, rows []int) []float64 {
 	return p
 }
 
-// nearRows returns close, the rows whose hyperplanes come within r of x, and near, those
-// of them a subset walk must choose from. Rows farther away are
+// nearRows returns close, the constraints whose hyperplanes come within r of x, and
+// near, those of them a subset walk must choose from. Constraints farther away are
 // strictly satisfied on all of B(x, r), so no subset containing them has an affine set
-// meeting the ball, and no candidate can violate them.
+// meeting the ball, and no candidate can violate them. Covered constraints (the
+// equalities and what they hold) are in close but never in near: the walk holds the
+// equalities before any choice.
 //
-// A row parallel to an earlier one (findTwins) is left out of near
-// only when that is exact on the ball, where ‖z‖ ≤ R = ‖x‖ + r, with Δa = ‖âᵢ ∓ âⱼ‖:
+// A row parallel to another (markClass, preprocess.go) is left out of near only when that
+// is exact on the ball, where ‖z‖ ≤ R = ‖x‖ + r, with Δa = ‖âᵢ ∓ âⱼ‖:
 //   - a twin (same hyperplane up to orientation) when |b̂ᵢ ∓ b̂ⱼ| + Δa·R is within row i's
 //     tolerance: holding row j holds row i on the ball;
 //   - a loose row (same orientation, larger offset) when b̂ᵢ − b̂ⱼ > Δa·R: then
@@ -86,31 +88,16 @@ func (c *Constraints) projectAffine(z []float64, rows []int) []float64 {
 //     binds while row j holds.
 //
 // Otherwise the two nearly parallel rows may cross inside the ball and both are kept.
+// Cost O(nnz + d).
 func (c *Constraints) nearRows(x []float64, r, feasTol float64) (close, near []int) {
-	if c == nil {
-		return nil, nil
-	}
 	R := norm(x) + r
-	for i := 0; i < c.k; i++ {
-		s := c.slack(i, x)
-		if s > r*(1+nearMargin)+c.tol(i, feasTol) {
+	for i := 0; i < c.count(); i++ {
+		tol := c.tol(i, x, feasTol)
+		if c.slack(i, x) > r*(1+nearMargin)+tol {
 			continue
 		}
 		close = append(close, i)
-		if j := c.twin[i]; j >= 0 {
-			sign := 1.0
-			if dot(c.row(i), c.row(j)) < 0 {
-				sign = -1
-			}
-			da := dist(c.row(i), c.row(j))
-			if sign < 0 {
-				da = sumNorm(c.row(i), c.row(j))
-			}
-			if math.Abs(sign*c.b[i]-c.b[j])+da*R <= c.tol(i, feasTol) {
-				continue
-			}
-		}
-		if j := c.loose[i]; j >= 0 && c.b[i]-c.b[j] > dist(c.row(i), c.row(j))*R {
+		if c.isCovered(i) || c.skipTwin(i, R, tol) {
 			continue
 		}
 		near = append(near, i)
@@ -118,17 +105,56 @@ func (c *Constraints) nearRows(x []float64, r, feasTol float64) (close, near []i
 	return close, near
 }
 
-// obtuse reports whether every other row l of rows meets row i at an angle of at least
-// 90°, âₗ·âᵢ ≤ 0 up to orthoTol, or equals it, ‖âₗ − âᵢ‖ ≤ parallelTol: then projecting a
-// point that leaves row i back onto row i's hyperplane raises no slack of rows (up to
-// (orthoTol or parallelTol)·r over a ball of radius r, far below FeasTol).
+// skipTwin reports whether row i is a twin or a loose row that nearRows may leave out on
+// the ball of radius R about the origin, with tol row i's tolerance.
+func (c *Constraints) skipTwin(i int, R, tol float64) bool {
+	if c.twin == nil {
+		return false
+	}
+	if j := c.twin[i]; j >= 0 {
+		sign := 1.0
+		if c.dotRows(i, j) < 0 {
+			sign = -1
+		}
+		if math.Abs(sign*c.offset(i)-c.offset(j))+c.rowDiff(i, j, sign)*R <= tol {
+			return true
+		}
+	}
+	j := c.loose[i]
+	return j >= 0 && c.offset(i)-c.offset(j) > c.rowDiff(i, j, 1)*R
+}
+
+// rowDiff returns ‖âᵢ − s·âⱼ‖ for any two constraints.
+func (c *Constraints) rowDiff(i, j int, s float64) float64 {
+	if i < c.m+c.p && j < c.m+c.p {
+		return c.diffNorm(i, j, s)
+	}
+	ri, rj := c.row(i), c.row(j)
+	for k := range ri {
+		ri[k] -= s * rj[k]
+	}
+	return norm(ri)
+}
+
+// obtuse reports whether every other constraint l of rows meets constraint i at an angle
+// of at least 90°, âₗ·âᵢ ≤ 0 up to orthoTol, or equals it, ‖âₗ − âᵢ‖ ≤ parallelTol — and,
+// for a two-sided l (an equality, or a row its equalities cover), is orthogonal to it up
+// to orthoTol: then projecting a point that leaves constraint i back onto its hyperplane
+// raises no slack of rows and keeps every equality (up to (orthoTol or parallelTol)·r
+// over a ball of radius r, far below FeasTol).
 func (c *Constraints) obtuse(i int, rows []int) bool {
-	a := c.row(i)
 	for _, l := range rows {
 		if l == i {
 			continue
 		}
-		if dot(c.row(l), a) > orthoTol && dist(c.row(l), a) > parallelTol {
+		d := c.dotRows(l, i)
+		if c.isCovered(l) {
+			if math.Abs(d) > orthoTol {
+				return false
+			}
+			continue
+		}
+		if d > orthoTol && c.rowDiff(l, i, 1) > parallelTol {
 			return false
 		}
 	}
@@ -136,62 +162,55 @@ func (c *Constraints) obtuse(i int, rows []int) bool {
 }
 
 // rowCount returns k, 0 for a nil *Constraints.
-func (c *Constraints) rowCount() int {
-	if c == nil {
-		return 0
-	}
-	return c.k
-}
+func (c *Constraints) rowCount() int { return c.count() }
 
-// boundCoord returns j when row i is a bound ±eⱼ, else -1.
-func (c *Constraints) boundCoord(i int) int { return c.coord[i] }
-
-// maxOffset returns max |b̂ᵢ|, the largest distance of a row's hyperplane from the origin.
+// maxOffset returns max |b̂ᵢ| over the rows and finite bounds, the largest distance of a
+// constraint's hyperplane from the origin.
 func (c *Constraints) maxOffset() float64 {
 	m := 0.0
-	for _, b := range c.b {
-		m = math.Max(m, math.Abs(b))
+	for i := 0; i < c.count(); i++ {
+		m = math.Max(m, math.Abs(c.offset(i)))
 	}
 	return m
 }
 
-// workingSet holds the rows active at a point: coordinate rows ±eⱼ as a mask, general
-// rows as an orthonormal basis (Gram–Schmidt after the mask) with the triangular factor
-// L of their masked parts, a′ₖ = Σⱼ Lₖⱼ bⱼ, for the multipliers.
+// workingSet holds the constraints active at a point: coordinate constraints (bounds and
+// rows ±eⱼ) as a mask, the others as an orthonormal basis (Gram–Schmidt after the mask)
+// with the triangular factor L of their masked parts, a′ₖ = Σⱼ Lₖⱼ bⱼ, for the
+// multipliers. Covered constraints (the equalities and what they hold) are always in it.
 type workingSet struct {
 	c       *Constraints
-	in      []bool // in[i]: row i is in W
-	mask    []bool // coordinates fixed by coordinate rows of W
-	coordOf []int  // coordinate rows of W kept (independent)
-	gen     []int  // general rows of W kept (independent), in basis order
+	in      []bool // in[i]: constraint i is in W
+	mask    []bool // coordinates fixed by coordinate constraints of W
+	coordOf []int  // coordinate constraints of W kept (independent)
+	gen     []int  // other constraints of W kept (independent), in basis order
 	basis   [][]float64
 	L       [][]float64 // L[k][j] = bⱼ·a′ₖ for j ≤ k
 }
 
-// workingSet returns the rows active at x (slack within tolerance), minus those in drop.
+// workingSet returns the constraints active at x (slack within tolerance) and the
+// covered ones, minus those in drop (covered ones are never dropped).
 func (c *Constraints) workingSet(x []float64, feasTol float64, drop []int) *workingSet {
 	ws := &workingSet{c: c}
-	if c == nil {
+	if c.count() == 0 {
 		return ws
 	}
-	ws.in = make([]bool, c.k)
-	ws.mask = make([]bool, c.d)
-	for i := 0; i < c.k; i++ {
-		if c.slack(i, x) <= c.tol(i, feasTol) {
-			ws.in[i] = true
-		}
+	ws.in = make([]bool, c.count())
+	ws.mask = make([]bool, len(x))
+	for i := range ws.in {
+		ws.in[i] = c.isCovered(i) || c.isActive(i, x, feasTol)
 	}
 	for _, i := range drop {
-		ws.in[i] = false
+		ws.in[i] = ws.in[i] && c.isCovered(i)
 	}
-	for i := 0; i < c.k; i++ {
-		if ws.in[i] && c.coord[i] >= 0 && !ws.mask[c.coord[i]] {
-			ws.mask[c.coord[i]] = true
+	for i, in := range ws.in {
+		if j := c.boundCoord(i); in && j >= 0 && !ws.mask[j] {
+			ws.mask[j] = true
 			ws.coordOf = append(ws.coordOf, i)
 		}
 	}
-	for i := 0; i < c.k; i++ {
-		if !ws.in[i] || c.coord[i] >= 0 {
+	for i, in := range ws.in {
+		if !in || c.boundCoord(i) >= 0 {
 			continue
 		}
 		a := ws.masked(c.row(i))
@@ -229,55 +248,115 @@ func (ws *workingSet) project(g []float64) []float64 {
 	return orthogonalize(ws.masked(g), ws.basis)
 }
 
-// mostNegative returns the row of W with the most negative multiplier below −tol, or -1.
-// With the basis, Σₖ λₖ a′ₖ = −Σⱼ (bⱼ·g) bⱼ gives Lᵀλ = −c, solved by back
-// substitution; a coordinate row s·eⱼ then has λ = s(−gⱼ − Σₖ λₖ aₖⱼ).
-func (ws *workingSet) mostNegative(g []float64, tol float64) int {
+// multipliers returns the least-squares multipliers λ of g on W's unit rows,
+// g + Σ λₖ âₖ = P_W g: with the basis, Σₖ λₖ a′ₖ = −Σⱼ (bⱼ·g) bⱼ gives Lᵀλ = −c, solved
+// by back substitution (lamGen, aligned with ws.gen); a coordinate constraint s·eⱼ then
+// has λ = s(−gⱼ − Σₖ λₖ âₖⱼ) (lamCoord, aligned with ws.coordOf).
+func (ws *workingSet) multipliers(g []float64) (lamGen, lamCoord []float64) {
 	n := len(ws.gen)
-	lam := make([]float64, n)
+	lamGen = make([]float64, n)
 	for j := n - 1; j >= 0; j-- {
 		s := -dot(ws.basis[j], g)
 		for k := j + 1; k < n; k++ {
-			s -= ws.L[k][j] * lam[k]
+			s -= ws.L[k][j] * lamGen[k]
 		}
-		lam[j] = s / ws.L[j][j]
+		lamGen[j] = s / ws.L[j][j]
 	}
-	best, worst := -1, -tol
-	for k, i := range ws.gen {
-		if lam[k] < worst {
-			best, worst = i, lam[k]
-		}
-	}
-	for _, i := range ws.coordOf {
-		j := ws.c.coord[i]
+	lamCoord = make([]float64, len(ws.coordOf))
+	for t, i := range ws.coordOf {
+		j := ws.c.boundCoord(i)
 		s := -g[j]
 		for k, gi := range ws.gen {
-			s -= lam[k] * ws.c.row(gi)[j]
+			s -= lamGen[k] * ws.c.entry(gi, j)
 		}
-		l := ws.c.a[i*ws.c.d+j] * s // the row's entry is ±1
-		if l < worst {
+		lamCoord[t] = ws.c.coordSign(i) * s
+	}
+	return lamGen, lamCoord
+}
+
+// mostNegative returns the constraint of W with the most negative multiplier below −tol,
+// or -1. Equalities and what they cover have multipliers of either sign and are never
+// released.
+func (ws *workingSet) mostNegative(g []float64, tol float64) int {
+	lamGen, lamCoord := ws.multipliers(g)
+	best, worst := -1, -tol
+	pick := func(i int, l float64) {
+		if l < worst && !ws.c.isCovered(i) {
 			best, worst = i, l
 		}
+	}
+	for k, i := range ws.gen {
+		pick(i, lamGen[k])
+	}
+	for t, i := range ws.coordOf {
+		pick(i, lamCoord[t])
 	}
 	return best
 }
 
-// ratioTest returns the largest α with x + αd in S for the rows outside W (+Inf if none
-// blocks). A unit row with âᵢ·d ≤ rankTol·‖d‖ does not block: d lies in the null space of
-// W's rows, so such a row is dependent on them up to the rounding of d, and letting it
-// block sent moves along unbounded faces to α ≈ slack/10⁻¹⁶ (callers snap the end point,
-// so what it may violate is checked there).
+// activeSet returns the constraints active at x, each with its KKT multiplier in the
+// user's units (ActiveConstraint), from the least-squares multipliers of the gradient g
+// on the working set at x, and the residual ‖P_W g‖ they leave. A multiplier of a row of
+// an opposite pair that came out negative moves to the other row, with its sign
+// reversed.
+func (c *Constraints) activeSet(x, g []float64, feasTol float64) ([]ActiveConstraint, float64) {
+	if c.count() == 0 {
+		return nil, norm(g)
+	}
+	ws := c.workingSet(x, feasTol, nil)
+	lam := make(map[int]float64, len(ws.gen)+len(ws.coordOf))
+	lamGen, lamCoord := ws.multipliers(g)
+	for k, i := range ws.gen {
+		lam[i] = lamGen[k]
+	}
+	for t, i := range ws.coordOf {
+		lam[i] = lamCoord[t]
+	}
+	c.flipPairs(ws.in, lam)
+	var act []ActiveConstraint
+	for i, in := range ws.in {
+		if !in {
+			continue
+		}
+		mu := lam[i]
+		if i < c.m+c.p {
+			mu /= c.scale[i]
+		}
+		act = append(act, ActiveConstraint{Constraint: c.Constraint(i), Multiplier: mu})
+	}
+	return act, norm(ws.project(g))
+}
+
+// flipPairs moves a negative multiplier of a covered inequality to an active row of the
+// opposite orientation on the same hyperplane (its twin, or a row whose twin it is).
+func (c *Constraints) flipPairs(in []bool, lam map[int]float64) {
+	for i, l := range lam {
+		if !(l < 0) || c.isEq(i) || !c.isCovered(i) || c.twin == nil {
+			continue
+		}
+		for j, ok := range in {
+			if ok && j != i && !c.isEq(j) && (c.twin[j] == i || c.twin[i] == j) && c.dotRows(i, j) < 0 && lam[j] == 0 {
+				lam[i], lam[j] = 0, -l
+				break
+			}
+		}
+	}
+}
+
+// ratioTest returns the largest α with x + αd in S for the constraints outside W (+Inf
+// if none blocks). A unit row with âᵢ·d ≤ rankTol·‖d‖ does not block: d lies in the null
+// space of W's rows, so such a row is dependent on them up to the rounding of d, and
+// letting it block sent moves along unbounded faces to α ≈ slack/10⁻¹⁶ (callers snap the
+// end point, so what it may violate is checked there). An equality outside W (never: W
+// holds them all) would block any move off it.
 func (c *Constraints) ratioTest(x, d []float64, in []bool) float64 {
 	alpha := math.Inf(1)
-	if c == nil {
-		return alpha
-	}
 	floor := rankTol * norm(d)
-	for i := 0; i < c.k; i++ {
+	for i := 0; i < c.count(); i++ {
 		if in[i] {
 			continue
 		}
-		ad := dot(c.row(i), d)
+		ad := c.dotRow(i, d)
 		if ad <= floor {
 			continue
 		}
@@ -287,14 +366,12 @@ func (c *Constraints) ratioTest(x, d []float64, in []bool) float64 {
 }
 
 // snap returns x with rounding-level violations removed by projection onto the
-// hyperplanes of W's rows and the violated ones, or nil if x is not feasible after that.
+// hyperplanes of W's constraints and the violated ones, or nil if x is not feasible
+// after that.
 func (c *Constraints) snap(x []float64, feasTol float64, in []bool) []float64 {
-	if c == nil {
-		return x
-	}
 	var bad []int
-	for i := 0; i < c.k; i++ {
-		if -c.slack(i, x) > c.tol(i, feasTol) {
+	for i := 0; i < c.count(); i++ {
+		if !c.holds(i, x, feasTol) {
 			bad = append(bad, i)
 		}
 	}

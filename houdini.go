@@ -75,9 +75,13 @@ func orBackground(ctx context.Context) context.Context {
 	return ctx
 }
 
-// checkPoint validates a point the user passes in.
+// checkPoint validates a point the user passes in (and the Optimizer: a zero
+// Optimizer, not made by New, has no Problem).
 func (o *Optimizer) checkPoint(x []float64, what string) error {
-	if k, d := o.c.Dims(); k > 0 && len(x) != d {
+	if o.p.Grad == nil {
+		return ErrBadProblem
+	}
+	if d := o.c.dim(); d > 0 && len(x) != d {
 		return &DimensionError{What: what, Got: len(x), Want: d}
 	}
 	if len(x) == 0 {

@@ -21,7 +21,7 @@ var fileLayers = map[string]int{
 	// 0 base: vector helpers, errors, the API's types, settings.
 	"doc.go": 0, "vec.go": 0, "errors.go": 0, "types.go": 0, "progress.go": 0, "settings.go": 0,
 	// 1 polyhedron: rows, emptiness, the geometry of faces.
-	"constraints.go": 1, "feasibility.go": 1, "faces.go": 1,
+	"rows.go": 1, "constraints.go": 1, "faces.go": 1, "preprocess.go": 1, "feasibility.go": 1, "polyhedron.go": 1,
 	// 2 oracle: the VRSG estimator, the evaluator.
 	"vrsg.go": 2, "oracle.go": 2,
 	// 3 model: the quadratic model.

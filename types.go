@@ -1,6 +1,7 @@
 package houdini
 
 import (
+	"fmt"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -242,6 +243,56 @@ type Result struct {
 	Sigma float64
 	// Stats counts the run's work.
 	Stats Stats
+}
+
+// ConstraintKind says which part of a polyhedron a constraint belongs to (see Polyhedron).
+// The zero value names no constraint.
+type ConstraintKind int
+
+// The kinds of constraints.
+const (
+	Inequality ConstraintKind = iota + 1 // a row of A: aᵢ·x ≤ bᵢ
+	Equality                             // a row of Aeq: aᵢ·x = bᵢ
+	LowerBound                           // a lower bound: xⱼ ≥ Lowerⱼ
+	UpperBound                           // an upper bound: xⱼ ≤ Upperⱼ
+)
+
+var kindNames = [...]string{"no constraint", "inequality", "equality", "lower bound", "upper bound"}
+
+// String names the kind.
+func (k ConstraintKind) String() string { return enumName(k, kindNames[:], "ConstraintKind") }
+
+// Constraint names one constraint of a polyhedron.
+type Constraint struct {
+	Kind ConstraintKind
+	// Index is the row of A (Inequality) or of Aeq (Equality), or the coordinate of a
+	// bound (LowerBound, UpperBound).
+	Index int
+}
+
+// String reads "row 3 of A", "row 0 of Aeq", "lower bound of x[2]".
+func (c Constraint) String() string {
+	switch c.Kind {
+	case Inequality:
+		return fmt.Sprintf("row %d of A", c.Index)
+	case Equality:
+		return fmt.Sprintf("row %d of Aeq", c.Index)
+	case LowerBound, UpperBound:
+		return fmt.Sprintf("%v of x[%d]", c.Kind, c.Index)
+	}
+	return c.Kind.String()
+}
+
+// ActiveConstraint is a constraint active at a point, with its KKT multiplier μ: at X,
+//
+//	∇f(X) + Σ μᵢ aᵢ (rows of A and Aeq, as given) + Σ μⱼ eⱼ (upper bounds) − Σ μⱼ eⱼ (lower bounds) ≈ 0,
+//
+// the multipliers being the least-squares solution over the active set (Result.KKTResidual
+// is what remains). At a KKT point μ ≥ 0 for inequalities and bounds; an equality's μ has
+// either sign. Dependent active constraints get 0 where another carries the multiplier.
+type ActiveConstraint struct {
+	Constraint
+	Multiplier float64
 }
 
 // enumName returns names[v], or kind(?) for a value out of range.

@@ -60,3 +60,23 @@ func orthogonalize(a []float64, basis [][]float64) []float64 {
 	}
 	return u
 }
+
+// dot2 returns Σᵢ aᵢxᵢ + c as if computed in twice the working precision and rounded
+// once (Dot2 of Ogita, Rump & Oishi 2005: error-free products by FMA, error-free sums,
+// their errors summed): |dot2 − exact| ≤ u·|exact| + γ²ₙ·(|c| + Σ|aᵢxᵢ|), u = ε/2. A slack
+// computed so carries the rounding of the data alone, not that of the sum.
+func dot2(a, x []float64, c float64) float64 {
+	s, e := c, 0.0
+	for i, ai := range a {
+		p := ai * x[i]
+		s, e = twoSum(s, e+math.FMA(ai, x[i], -p), p)
+	}
+	return s + e
+}
+
+// twoSum adds p to the compensated sum (s, e) of dot2: s + e is the running value.
+func twoSum(s, e, p float64) (float64, float64) {
+	t := s + p
+	z := t - s
+	return t, e + (s - (t - z)) + (p - z)
+}

@@ -79,6 +79,7 @@ type walk struct {
 	noPrune    bool // test switch: no pruning (export_test.go)
 
 	examined, pruned  int
+	base              int // equalities held before any choice (Constraints.equalities)
 	forced            int // rows held by holdForcedRows
 	stopped, canceled bool
 }
@@ -90,7 +91,23 @@ func newWalk(ctx context.Context, c *Constraints, x []float64, r float64, mod *q
 		maxSubsets: s.MaxSubsets, noPrune: noPrune, pool: candidatePool{keep: -s.Delta / 3}}
 	w.close, w.near = c.nearRows(x, r, s.FeasTol)
 	w.ps, w.dist2 = [][]float64{x}, []float64{0}
+	w.holdEqualities()
 	return w
+}
+
+// holdEqualities holds the equalities (Constraints.equalities) in every subset: they
+// make the walk's base affine set, so examiners built after them (the eigenbasis) work in
+// their null space. A walk whose equalities cannot all be held (one dependent, or its
+// hyperplane farther than r, both only by rounding at an x that satisfies them) is
+// stopped: it certifies nothing.
+func (w *walk) holdEqualities() {
+	for _, i := range w.c.equalities() {
+		if !w.push(i) {
+			w.stop(false)
+			return
+		}
+	}
+	w.base = len(w.rows)
 }
 
 // point returns p, the projection of x on the held rows' affine set.
@@ -147,7 +164,7 @@ func (w *walk) holdForcedRows() {
 
 func (w *walk) isForced(i int, Ma []float64) bool {
 	c := w.c
-	if c.slack(i, w.x) > c.tol(i, w.feasTol) || !c.obtuse(i, w.close) {
+	if !c.isActive(i, w.x, w.feasTol) || !c.obtuse(i, w.close) {
 		return false
 	}
 	a := c.row(i)
@@ -263,7 +280,7 @@ func (w *walk) consider(X []float64, q float64, kase Case) {
 	if len(pl.best) == maxVerify && q >= pl.best[maxVerify-1].q {
 		return
 	}
-	cand := candidate{X: X, q: q, kase: kase, subset: slices.Clone(w.rows)}
+	cand := candidate{X: X, q: q, kase: kase, subset: slices.Clone(w.rows[w.base:])}
 	slices.Sort(cand.subset)
 	at, _ := slices.BinarySearchFunc(pl.best, q, func(c candidate, q float64) int {
 		switch {
@@ -300,8 +317,8 @@ func (w *walk) repair(X []float64, scratch *[]int) (_ []float64, moved, ok bool)
 		violated := buf[:0]
 		worst := 0.0
 		for _, i := range w.close {
-			v := -w.c.slack(i, X)
-			if v > w.c.tol(i, w.feasTol) {
+			v := w.c.excess(i, X)
+			if !(v <= w.c.tol(i, X, w.feasTol)) {
 				violated = append(violated, i)
 				worst = math.Max(worst, v)
 			}
