@@ -85,6 +85,7 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 	if eig != nil {
 		res.Fallbacks = eig.fallbacks
 	}
+	res.Active, res.KKTResidual = rn.c.activeSet(x, mod.v, rn.s.FeasTol)
 	if found, err := rn.verifyBest(res, w.pool.best); found || err != nil {
 		return res, err
 	}
@@ -195,6 +196,7 @@ func (rn *run) cornerEscape(ctx context.Context, x []float64) (*EscapeResult, er
 		L:        L,
 		Iters:    ce.iters,
 	}
+	res.Active, res.KKTResidual = rn.c.activeSet(x, g0, rn.s.FeasTol)
 	if !ce.found && res.Complete && cornerCertifiable(w, g0, rn.s) {
 		res.Certified = true
 		res.Confidence = 1 - rn.s.Corner.FailProb

@@ -296,35 +296,45 @@ func (ws *workingSet) mostNegative(g []float64, tol float64) int {
 
 // activeSet returns the constraints active at x, each with its KKT multiplier in the
 // user's units (ActiveConstraint), from the least-squares multipliers of the gradient g
-// on the working set at x, and the residual ‖P_W g‖ they leave. A multiplier of a row of
-// an opposite pair that came out negative moves to the other row, with its sign
-// reversed.
+// on the working set at x, and the residual ‖P_W g‖ they leave; multipliers and residual
+// are NaN when g is nil (no gradient). A multiplier of a row of an opposite pair that
+// came out negative moves to the other row, with its sign reversed.
 func (c *Constraints) activeSet(x, g []float64, feasTol float64) ([]ActiveConstraint, float64) {
 	if c.count() == 0 {
+		if g == nil {
+			return nil, math.NaN()
+		}
 		return nil, norm(g)
 	}
 	ws := c.workingSet(x, feasTol, nil)
 	lam := make(map[int]float64, len(ws.gen)+len(ws.coordOf))
-	lamGen, lamCoord := ws.multipliers(g)
-	for k, i := range ws.gen {
-		lam[i] = lamGen[k]
+	res := math.NaN()
+	if g != nil {
+		lamGen, lamCoord := ws.multipliers(g)
+		for k, i := range ws.gen {
+			lam[i] = lamGen[k]
+		}
+		for t, i := range ws.coordOf {
+			lam[i] = lamCoord[t]
+		}
+		c.flipPairs(ws.in, lam)
+		res = norm(ws.project(g))
 	}
-	for t, i := range ws.coordOf {
-		lam[i] = lamCoord[t]
-	}
-	c.flipPairs(ws.in, lam)
 	var act []ActiveConstraint
 	for i, in := range ws.in {
 		if !in {
 			continue
 		}
-		mu := lam[i]
-		if i < c.m+c.p {
-			mu /= c.scale[i]
+		mu := math.NaN()
+		if g != nil {
+			mu = lam[i]
+			if i < c.m+c.p {
+				mu /= c.scale[i]
+			}
 		}
 		act = append(act, ActiveConstraint{Constraint: c.Constraint(i), Multiplier: mu})
 	}
-	return act, norm(ws.project(g))
+	return act, res
 }
 
 // flipPairs moves a negative multiplier of a covered inequality to an active row of the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -117,6 +118,7 @@ func (rn *run) recordEscape(e *EscapeResult) {
 	} else {
 		st.FullEscapes++
 	}
+	rn.kkt = &kktPoint{x: rn.x, active: e.Active, residual: e.KKTResidual}
 	if e.Found {
 		rn.undo = nil
 		st.Cases[e.Case]++
@@ -177,7 +179,7 @@ func (rn *run) purifyStep(ctx context.Context, e *EscapeResult) (moved bool, err
 	if !moved {
 		return false, nil
 	}
-	rn.undo = &certifiedPoint{x: rn.x, decrease: rn.dec, confidence: e.Confidence, radius: rn.r}
+	rn.undo = &certifiedPoint{x: rn.x, decrease: rn.dec, confidence: e.Confidence, radius: rn.r, kkt: rn.kkt}
 	rn.x = xp
 	rn.dec += dec
 	rn.ev.stats.Purifications++
@@ -204,6 +206,11 @@ func (rn *run) result(status Status) (*Result, error) {
 		_, v := rn.c.Violation(rn.x)
 		res.MaxViolation = math.Max(0, v)
 	}
+	if k := rn.kkt; k != nil && slices.Equal(k.x, rn.x) {
+		res.Active, res.KKTResidual = k.active, k.residual
+	} else {
+		res.Active, res.KKTResidual = rn.c.activeSet(rn.x, nil, rn.s.FeasTol)
+	}
 	rn.ev.stats.Runtime = time.Since(rn.start)
 	res.Stats = *rn.ev.stats
 	return res, err
@@ -213,7 +220,7 @@ func (rn *run) result(status Status) (*Result, error) {
 // decrease, the confidence and the radius, counting the undone move.
 func (rn *run) restoreCertified() Status {
 	c := rn.undo
-	rn.x, rn.dec, rn.confidence, rn.r = c.x, c.decrease, c.confidence, c.radius
+	rn.x, rn.dec, rn.confidence, rn.r, rn.kkt = c.x, c.decrease, c.confidence, c.radius, c.kkt
 	rn.ev.stats.PurificationsUndone++
 	return StatusCertified
 }

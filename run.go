@@ -23,6 +23,15 @@ type run struct {
 	dec        float64         // f(x0) − f(x)
 	confidence float64         // the certificate's, once one ends the run
 	undo       *certifiedPoint // the certified point Purify moved away from, until an escape moves
+	kkt        *kktPoint       // the active set and multipliers the last escape found at its point
+}
+
+// kktPoint is the active set at x with the least-squares KKT multipliers of an escape's
+// model gradient there (EscapeResult.Active), which Result reports when X is x.
+type kktPoint struct {
+	x        []float64
+	active   []ActiveConstraint
+	residual float64
 }
 
 // testOptions are switches that only the tests set (export_test.go), to compare the
@@ -52,4 +61,5 @@ func (rn *run) report(e Event, x []float64, dec float64, esc *EscapeResult) {
 type certifiedPoint struct {
 	x                            []float64
 	decrease, confidence, radius float64
+	kkt                          *kktPoint
 }

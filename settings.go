@@ -25,11 +25,18 @@ type Settings struct {
 	// promises a decrease f does not deliver (StatusModelMismatch below r/1024).
 	Radius float64
 
-	// FeasTol is the feasibility tolerance: row i holds at x when
-	//	âᵢ·x − b̂ᵢ ≤ FeasTol·max(1, |b̂ᵢ|)
-	// for the row scaled to unit norm (âᵢ = aᵢ/‖aᵢ‖, b̂ᵢ = bᵢ/‖aᵢ‖). x0 must satisfy it
-	// (else ErrInfeasible) and every returned point does; moves and certificates concern S
-	// relaxed by this tolerance. Must be in [0, 1). Default 1e-9.
+	// FeasTol is the feasibility tolerance: constraint i holds at x when
+	//	âᵢ·x − b̂ᵢ ≤ FeasTol·max(1, |b̂ᵢ|) + 4ε·(|b̂ᵢ| + Σⱼ |âᵢⱼ xⱼ|)
+	// (|âᵢ·x − b̂ᵢ| on the left for an equality), for the row scaled to unit norm
+	// (âᵢ = aᵢ/‖aᵢ‖, b̂ᵢ = bᵢ/‖aᵢ‖; a bound is the row ±eⱼ with b̂ᵢ = uⱼ or −lⱼ),
+	// ε = 2⁻⁵², the left side evaluated in twice the working precision (the exact value
+	// for the stored data, rounded once). The second term is the rounding of the data —
+	// the scaling of âᵢ and b̂ᵢ, the rounding of x's coordinates — so a point that
+	// satisfies aᵢ·x ≤ bᵢ exactly holds, at any distance from the origin. Constraint i is
+	// active at x when its slack b̂ᵢ − âᵢ·x is at most the same right side. x0 must
+	// satisfy every constraint (else ErrInfeasible, naming the worst) and every returned
+	// point does; moves and certificates concern S relaxed by this tolerance. Must be in
+	// [0, 1). Default 1e-9.
 	FeasTol float64
 
 	// Method selects the escape: MethodFull (HoudiniEscape, a d×d model, can certify;

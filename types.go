@@ -145,7 +145,9 @@ type EscapeResult struct {
 	Confidence float64
 	// Case is the FindInside case that produced X.
 	Case Case
-	// Subset lists the rows of A held as equalities for X, in increasing order.
+	// Subset lists the inequality constraints held as equalities for X (besides the
+	// equalities, which every subset holds), in increasing order, numbered as Constraints
+	// numbers them (Constraints.Constraint names each).
 	Subset []int
 	// Examined and Pruned count the subsets examined and the subtrees of the walk skipped
 	// with proof (a dependent row, an affine set farther than r from x, or a relaxed
@@ -182,6 +184,12 @@ type EscapeResult struct {
 	// could not resolve with certainty and handed to the dense backend (a per-subset
 	// eigendecomposition).
 	Fallbacks int
+	// Active lists the constraints active at x with their least-squares KKT multipliers
+	// for the model's gradient v (∇f(x), plus Full.Noise's perturbation; the corner path's
+	// ∇f(x)), and KKTResidual what they leave (see Result.Active); nil and 0 when the
+	// escape ended before building its model.
+	Active      []ActiveConstraint
+	KKTResidual float64
 }
 
 // Stats counts the work of Minimize.
@@ -232,8 +240,22 @@ type Result struct {
 	Status Status
 	// Delta and Radius are the δ and r of the certificate (or of the last escape).
 	Delta, Radius float64
-	// MaxViolation is the largest scaled violation max(0, âᵢ·X − b̂ᵢ) over the rows.
+	// MaxViolation is the largest scaled violation of a constraint at X (Constraints.Violation,
+	// 0 when X is inside every inequality): max(0, âᵢ·X − b̂ᵢ) over rows and bounds,
+	// |âᵢ·X − b̂ᵢ| over equalities, for rows scaled to unit norm.
 	MaxViolation float64
+	// Active lists the constraints active at X (within FeasTol; every equality), with
+	// their least-squares KKT multipliers (see ActiveConstraint), as SciPy's and IPOPT's
+	// results report them, in increasing order of Constraints' numbering. The multipliers
+	// are those of the last escape at X (EscapeResult.Active: for the model's gradient,
+	// ∇f(X) unless Full.Noise perturbs it or the oracle is stochastic), so they cost no
+	// oracle call; NaN when no escape ran at X (a run cut short after a move).
+	Active []ActiveConstraint
+	// KKTResidual is ‖∇f(X) + Σ μᵢaᵢ‖ for the multipliers of Active: the part of the
+	// gradient no active constraint balances (0 at a KKT point with independent active
+	// constraints; with μ ≥ 0 for the inequalities, X is then first-order stationary). NaN
+	// when the multipliers are.
+	KKTResidual float64
 	// Confidence is the certificate's: 1 for the full path, 1 − Corner.FailProb for the
 	// corner path, 0 without a certificate.
 	Confidence float64

@@ -6,51 +6,28 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/houdini-opt/houdini"
 	"gonum.org/v1/gonum/mat"
 )
 
-// Constraints returns the instance's feasible set for houdini. A box alone is NewBox;
-// otherwise every finite bound is a row (NewBox cannot be joined with general rows yet)
-// and the sum row is 1ᵀx ≤ s, with Σx = s written as the two rows 1ᵀx ≤ s and −1ᵀx ≤ −s.
-// Only this function knows how an equality is written: when houdini takes equalities
-// (issue 14), the pair becomes one equality row here.
+// Constraints returns the instance's feasible set for houdini: the bounds as bounds, the
+// sum as the row 1ᵀx ≤ s (SumLe) or as the equality 1ᵀx = s (SumEq), first-class.
 func Constraints(in *Instance) (*houdini.Constraints, error) {
-	n := in.N
-	if in.Sum == SumNone {
-		return houdini.NewBox(in.Lower, in.Upper)
-	}
-	var rows [][]float64
-	var b []float64
-	unit := func(i int, s float64) []float64 {
-		r := make([]float64, n)
-		r[i] = s
-		return r
-	}
-	for i := 0; i < n; i++ {
-		if !math.IsInf(in.Lower[i], -1) {
-			rows, b = append(rows, unit(i, -1)), append(b, -in.Lower[i])
+	P := houdini.Polyhedron{Lower: in.Lower, Upper: in.Upper}
+	if in.Sum != SumNone {
+		ones := mat.NewDense(1, in.N, nil)
+		for i := 0; i < in.N; i++ {
+			ones.Set(0, i, 1)
 		}
-		if !math.IsInf(in.Upper[i], 1) {
-			rows, b = append(rows, unit(i, 1)), append(b, in.Upper[i])
+		if in.Sum == SumEq {
+			P.Aeq, P.Beq = ones, []float64{in.SumRHS}
+		} else {
+			P.A, P.B = ones, []float64{in.SumRHS}
 		}
 	}
-	ones, minus := make([]float64, n), make([]float64, n)
-	for i := range ones {
-		ones[i], minus[i] = 1, -1
-	}
-	rows, b = append(rows, ones), append(b, in.SumRHS)
-	if in.Sum == SumEq {
-		rows, b = append(rows, minus), append(b, -in.SumRHS)
-	}
-	A := mat.NewDense(len(rows), n, nil)
-	for i, r := range rows {
-		A.SetRow(i, r)
-	}
-	return houdini.NewConstraints(A, b)
+	return houdini.NewPolyhedron(P)
 }
 
 // Config is what a run takes besides the family's δ and r; zero MaxSubsets is houdini's
