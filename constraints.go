@@ -49,6 +49,9 @@ type Constraints struct {
 	// covered constraint, the descent never releases one. nil when none.
 	held    []int
 	covered []bool
+	// conflicts lists, during construction only, opposite parallel rows whose half-spaces
+	// miss each other: NewPolyhedron tries them as Farkas certificates before phase one.
+	conflicts [][2]int
 }
 
 // parallelTol decides that two unit rows are parallel, ‖âᵢ ∓ âⱼ‖ ≤ parallelTol (a test

@@ -1,6 +1,7 @@
 // Package houdini minimizes a smooth, possibly nonconvex function over a polyhedron
-// S = {x : Ax ≤ b} and certifies second-order stationarity, following HOUDINI of
-// Avdiukhin and Yaroslavtsev, "HOUDINI: Escaping from Moderately Constrained Saddles".
+// S = {x : Ax ≤ b, Aeq x = beq, l ≤ x ≤ u} and certifies second-order stationarity,
+// following HOUDINI of Avdiukhin and Yaroslavtsev, "HOUDINI: Escaping from Moderately
+// Constrained Saddles".
 //
 // A point x ∈ S is a δ-SOSP (def:sosp) when no point of S within r of x is lower than
 // f(x) − δ, with r = (δ/ρ)^(1/3) for a ρ-Lipschitz Hessian. Optimizer.Escape is one
@@ -50,7 +51,8 @@
 // (layers_test.go keeps them so):
 //
 //  0. base: vec.go, errors.go, types.go, settings.go, progress.go
-//  1. polyhedron: constraints.go, feasibility.go, faces.go (every computation with rows)
+//  1. polyhedron: rows.go, constraints.go, faces.go (every computation with rows),
+//     preprocess.go, feasibility.go (phase one), polyhedron.go (the constructors)
 //  2. oracle: vrsg.go (the VRSG estimator, alg:vrsg), oracle.go (the evaluator)
 //  3. model: quadapprox.go (the quadratic model of alg:escaping_general_full)
 //  4. subproblem: eigen.go, eigen_gonum.go, subspace.go, findinside.go (FindInside,

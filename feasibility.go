@@ -64,6 +64,11 @@ const (
 	// refactorEvery product-form updates of the basis block's inverse at most between
 	// factorizations.
 	refactorEvery = 32
+	// lpPivotRel: an entering column whose pivot element is below lpPivotRel times its
+	// direction's largest entry would make the basis nearly singular; the next best
+	// column is tried first, up to maxRejects of them.
+	lpPivotRel = 1e-6
+	maxRejects = 8
 	// priceSegment·(d+1) columns at least are priced per pivot (partial pricing).
 	priceSegment = 4
 	// farkasReach·(1 + max|b̂ᵢ|) is the radius within which a Farkas certificate must
@@ -90,7 +95,12 @@ type simplex struct {
 	genVal  []float64
 	nrow    []int // the rows of the factorized block: free coordinates, then d (the t-row)
 	inBasis []bool
-	inv     *mat.Dense // the inverse of the basis block
+	// out marks columns left out of the LP: rows with a twin of the same orientation or
+	// a tighter parallel row (dropping rows is sound: the point found is checked against
+	// every constraint, and a certificate of fewer rows is still one). rejected marks
+	// the columns set aside in the current pivot (step).
+	out, rejected []bool
+	inv           *mat.Dense // the inverse of the basis block
 
 	x    []float64 // P's point: the duals of the coordinate rows
 	t    float64   // P's level: minus the dual of the t-row
@@ -123,25 +133,70 @@ func (c *Constraints) phaseOne() *EmptyError {
 		}
 		sx.values()
 		sx.duals()
-		enter, done := sx.price()
-		if done {
+		if done := sx.step(); done {
 			return sx.empty
+		}
+	}
+	return nil
+}
+
+// step makes one pivot from the current basis and reports done when phase one has
+// decided (or cannot go on: D unbounded by rounding, since P is feasible). An entering
+// column whose pivot element is below lpPivotRel of its direction's largest entry is
+// set aside for this pivot and the next best priced, up to maxRejects times; the last
+// one set aside is taken when nothing better enters.
+func (sx *simplex) step() (done bool) {
+	clear(sx.rejected)
+	var fallback struct {
+		enter, leave int
+		theta, piv   float64
+	}
+	fallback.enter = -1
+	for tries := 0; ; tries++ {
+		enter, decided := sx.price()
+		if decided {
+			return true
+		}
+		if enter < 0 && fallback.enter >= 0 {
+			sx.solve(fallback.enter)
+			sx.progress(fallback.leave, fallback.theta)
+			sx.pivot(fallback.enter, fallback.leave)
+			return false
 		}
 		if enter < 0 { // optimal: t is min t
 			if sx.t > 0 {
 				sx.tryCertificate(true)
 			}
-			return sx.empty
+			return true
 		}
 		sx.solve(enter)
-		leave, theta, ok := sx.ratio()
+		leave, theta, piv, ok := sx.ratio()
 		if !ok {
-			return nil // D unbounded: rounding, since P is feasible
+			return true
+		}
+		if piv < lpPivotRel*sx.directionMax() && tries < maxRejects {
+			if piv > fallback.piv {
+				fallback.enter, fallback.leave, fallback.theta, fallback.piv = enter, leave, theta, piv
+			}
+			sx.rejected[enter] = true
+			continue
 		}
 		sx.progress(leave, theta)
 		sx.pivot(enter, leave)
+		return false
 	}
-	return nil
+}
+
+// directionMax returns the largest entry of the direction w, in absolute value.
+func (sx *simplex) directionMax() float64 {
+	m := 0.0
+	for _, v := range sx.wGen {
+		m = math.Max(m, math.Abs(v))
+	}
+	for _, v := range sx.wU {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
 }
 
 // newSimplex returns the first basis: each coordinate held by the bound nearest 0 when 0
@@ -154,6 +209,10 @@ func newSimplex(c *Constraints) *simplex {
 	sx.unit = make([]int, d)
 	sx.unitVal = make([]float64, d)
 	sx.inBasis = make([]bool, sx.ncol)
+	sx.out, sx.rejected = make([]bool, sx.ncol), make([]bool, sx.ncol)
+	for i := 0; i < c.m && c.twin != nil; i++ {
+		sx.out[i] = c.loose[i] >= 0 || (c.twin[i] >= 0 && c.dotRows(i, c.twin[i]) > 0)
+	}
 	sx.x, sx.aq, sx.v, sx.wU = make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
 	sx.buf, sx.pi = make([]float64, d+1), make([]float64, d+1)
 	for j := range sx.unit {
@@ -418,7 +477,7 @@ func (sx *simplex) price() (enter int, done bool) {
 		// red = t − (the row's violation beyond its relaxation) for rows, and minus the
 		// violation for bounds.
 		violated = violated || sx.colT(q)*sx.t-red > 0
-		if !sx.inBasis[q] && red < best {
+		if !sx.inBasis[q] && !sx.rejected[q] && !sx.out[q] && red < best {
 			enter, best = q, red
 			if sx.bland {
 				return enter, false
@@ -436,9 +495,9 @@ func (sx *simplex) price() (enter int, done bool) {
 }
 
 // ratio returns the basic variable leaving when the entering one rises by theta, coded
-// as a position in gen (≥ 0) or −1 − j for coordinate j's unit column; ok is false when
-// nothing blocks.
-func (sx *simplex) ratio() (leave int, theta float64, ok bool) {
+// as a position in gen (≥ 0) or −1 − j for coordinate j's unit column, and the pivot
+// element's magnitude; ok is false when nothing blocks.
+func (sx *simplex) ratio() (leave int, theta, piv float64, ok bool) {
 	type cand struct {
 		code, id int
 		val, w   float64
@@ -460,7 +519,7 @@ func (sx *simplex) ratio() (leave int, theta float64, ok bool) {
 		}
 	}
 	if len(cands) == 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	bound := math.Inf(1) // Harris's first pass (Bland: the exact minimum)
 	for _, c := range cands {
@@ -479,7 +538,7 @@ func (sx *simplex) ratio() (leave int, theta float64, ok bool) {
 			best = k
 		}
 	}
-	return cands[best].code, cands[best].val / cands[best].w, true
+	return cands[best].code, cands[best].val / cands[best].w, cands[best].w, true
 }
 
 // progress counts degenerate pivots (no rise of the objective, no artificial leaving)
@@ -530,35 +589,21 @@ func (sx *simplex) pivot(q, leave int) {
 
 // tryCertificate verifies the Farkas certificate of the current basis (see above) and
 // records it in sx.empty; final asks for it even when t has not risen since the last try.
+// The basic values y carry rounding: a row with a tiny y can bring a far row's offset
+// (and its rounding) into the test, so the test is also tried with the multipliers below
+// dropFractions·max y left out — sound for any subset, since ρ and β are recomputed.
 func (sx *simplex) tryCertificate(final bool) bool {
 	if !final && sx.t <= sx.lastTry*(1+1e-6) {
 		return false
 	}
 	sx.lastTry = sx.t
-	c := sx.c
-	rs, re := make([]float64, sx.d), make([]float64, sx.d) // ρ as a compensated sum
-	beta, betaE, bmax := 0.0, 0.0, 0.0
-	var named []int
+	var cols []int
+	var ys []float64
+	ymax := 0.0
 	add := func(q int, y float64) {
-		if !(y > 0) || q == sx.sCol {
-			return
-		}
-		i, _ := sx.colCons(q)
-		named = append(named, i)
-		b := c.offset(i)
-		bmax = math.Max(bmax, math.Abs(b))
-		cost := sx.colCost(q)
-		if i >= c.m+c.p {
-			cost += defaultFeasTol * math.Max(1, math.Abs(b)) // bounds relaxed, as rows
-		}
-		beta, betaE = twoSum(beta, betaE+math.FMA(y, cost, -y*cost), y*cost)
-		clear(sx.aq)
-		sx.colAxpy(1, q, sx.aq)
-		for j, v := range sx.aq {
-			if v != 0 {
-				p := y * v
-				rs[j], re[j] = twoSum(rs[j], re[j]+math.FMA(y, v, -p), p)
-			}
+		if y > 0 && q != sx.sCol {
+			cols, ys = append(cols, q), append(ys, y)
+			ymax = math.Max(ymax, y)
 		}
 	}
 	for b, q := range sx.gen {
@@ -569,14 +614,72 @@ func (sx *simplex) tryCertificate(final bool) bool {
 			add(q, sx.unitVal[j])
 		}
 	}
+	for _, frac := range []float64{0, 1e-12, 1e-8, 1e-4} {
+		if sx.verifyFarkas(cols, ys, frac*ymax) {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyFarkas tests the combination of the columns cols with multipliers ys (those
+// above floor) as a Farkas certificate (farkas) and records it in sx.empty.
+func (sx *simplex) verifyFarkas(cols []int, ys []float64, floor float64) bool {
+	var terms []farkasTerm
+	for k, q := range cols {
+		if ys[k] > floor {
+			i, sign := sx.colCons(q)
+			terms = append(terms, farkasTerm{i, sign, ys[k]})
+		}
+	}
+	sx.empty = sx.c.farkas(terms)
+	return sx.empty != nil
+}
+
+// farkasTerm is one constraint of a Farkas combination: constraint i with weight y > 0,
+// taken as it is (s = 1) or, for an equality, reversed (s = −1: −âᵢ·x ≤ −b̂ᵢ).
+type farkasTerm struct {
+	i    int
+	s, y float64
+}
+
+// farkas returns the *EmptyError of a verified Farkas certificate, or nil: with
+// ρ = Σ y·s·âᵢ and β = Σ y·(s·b̂ᵢ + τᵢ), τᵢ = defaultFeasTol·max(1, |b̂ᵢ|), both summed in
+// twice the working precision, every x satisfying the terms' constraints relaxed by τ
+// has ρ·x ≤ β; so when β + ‖ρ‖·farkasReach·(1 + max|b̂ᵢ|) < 0, none lies within
+// farkasReach·(1 + max|b̂ᵢ|) of the origin.
+func (c *Constraints) farkas(terms []farkasTerm) *EmptyError {
+	rs, re := make([]float64, c.d), make([]float64, c.d) // ρ as a compensated sum
+	beta, betaE, bmax := 0.0, 0.0, 0.0
+	var named []int
+	add := func(j int, p, err float64) { rs[j], re[j] = twoSum(rs[j], re[j]+err, p) }
+	for _, t := range terms {
+		named = append(named, t.i)
+		b := c.offset(t.i)
+		bmax = math.Max(bmax, math.Abs(b))
+		cost := t.s*b + defaultFeasTol*math.Max(1, math.Abs(b))
+		beta, betaE = twoSum(beta, betaE+math.FMA(t.y, cost, -t.y*cost), t.y*cost)
+		w := t.s * t.y
+		if t.i >= c.m+c.p {
+			add(c.boundCoord(t.i), w*c.coordSign(t.i), 0)
+			continue
+		}
+		idx, val := c.rows.entries(t.i)
+		for k, v := range val {
+			j := k
+			if idx != nil {
+				j = idx[k]
+			}
+			add(j, w*v, math.FMA(w, v, -w*v))
+		}
+	}
 	for j := range rs {
 		rs[j] += re[j]
 	}
 	beta += betaE
 	if len(named) == 0 || !(beta+norm(rs)*farkasReach*(1+bmax) < 0) {
-		return false
+		return nil
 	}
-	sx.empty = c.emptyError(named, fmt.Sprintf(
+	return c.emptyError(named, fmt.Sprintf(
 		"Farkas certificate: a nonnegative combination of these constraints, relaxed by the default FeasTol, reads %.3g·‖x‖ ≥ %.3g", norm(rs), -beta))
-	return true
 }

@@ -14,17 +14,10 @@ var pendingDefects = map[string]string{
 	"TestNoFalseCertificateRotatedSaddleTranslated":        "1",
 	"TestNoFalseCertificateRandomSaddlesTranslated":        "1",
 	"TestEscapeVerdictInvariantUnderTranslationAndScaling": "1",
-	"FuzzEscapeSmall":                         "1",
-	"TestZeroValuesDoNotPanic":                "2",
-	"TestFarRowDoesNotMatter":                 "3",
-	"TestNewBoxMemoryLinear":                  "5",
-	"TestNewConstraintsMemoryLinear":          "5",
-	"FuzzNewBox":                              "5",
-	"TestNewConstraintsThinSetsNotEmpty":      "6",
-	"FuzzNewConstraints":                      "6",
-	"TestCertificateCoversFeasTolBand":        "7",
-	"TestErrEmptyNamesRows":                   "10",
-	"TestInfiniteRightHandSideIsNoConstraint": "10",
+	"FuzzEscapeSmall":                  "1",
+	"TestFarRowDoesNotMatter":          "3",
+	"FuzzNewBox":                       "1", // defect 5 fixed; its far-box seeds still need defect 1
+	"TestCertificateCoversFeasTolBand": "7",
 }
 
 // skipPending skips tb while its defect's fix is pending.

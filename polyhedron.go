@@ -58,6 +58,12 @@ func NewPolyhedron(P Polyhedron) (*Constraints, error) {
 	if err := c.preprocess(); err != nil {
 		return nil, err
 	}
+	for _, pair := range c.conflicts {
+		if empty := c.farkas([]farkasTerm{{pair[0], 1, 1}, {pair[1], 1, 1}}); empty != nil {
+			return nil, empty
+		}
+	}
+	c.conflicts = nil
 	if c.m+c.p > 0 {
 		if empty := c.phaseOne(); empty != nil {
 			return nil, empty
@@ -169,11 +175,15 @@ func (c *Constraints) setRows(a matRows, b []float64, e matRows, beq []float64) 
 	}
 	scratch := make([]float64, c.d)
 	c.rows = newRowStore(a.k+e.k, c.d, a.nonzeros(scratch)+e.nonzeros(scratch))
-	if err := c.addRows(a, b, Inequality, scratch); err != nil {
+	var empty error // a row no float64 point satisfies
+	if err := c.addRows(a, b, Inequality, scratch, &empty); err != nil {
 		return err
 	}
-	if err := c.addRows(e, beq, Equality, scratch); err != nil {
+	if err := c.addRows(e, beq, Equality, scratch, &empty); err != nil {
 		return err
+	}
+	if empty != nil {
+		return empty
 	}
 	c.coord = make([]int, c.m+c.p)
 	for i := range c.coord {
@@ -182,8 +192,9 @@ func (c *Constraints) setRows(a matRows, b []float64, e matRows, beq []float64) 
 	return nil
 }
 
-// addRows scales and appends the rows of one matrix.
-func (c *Constraints) addRows(a matRows, b []float64, kind ConstraintKind, row []float64) error {
+// addRows scales and appends the rows of one matrix; a row whose scaled offset is −Inf
+// is recorded in *empty (the first one) and skipped.
+func (c *Constraints) addRows(a matRows, b []float64, kind ConstraintKind, row []float64, empty *error) error {
 	what, bwhat := "A", "b"
 	if kind == Equality {
 		what, bwhat = "Aeq", "Beq"
@@ -205,7 +216,10 @@ func (c *Constraints) addRows(a matRows, b []float64, kind ConstraintKind, row [
 			c.dropped(i) // aᵢ·x ≤ +Inf (or beyond float64's range): no constraint
 			continue
 		case math.IsInf(bh, 0):
-			return c.infiniteOffset(kind, i)
+			if *empty == nil { // reported once every row is known valid
+				*empty = c.infiniteOffset(kind, i)
+			}
+			continue
 		}
 		if c.src != nil {
 			c.src = append(c.src, i)

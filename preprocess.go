@@ -158,6 +158,9 @@ func (c *Constraints) markClass(pos, neg []int) int {
 		return -1
 	}
 	a, n := pg[0], ng[0]
+	if gap := c.offset(a) + c.offset(n); gap < 0 {
+		c.conflicts = append(c.conflicts, [2]int{a, n}) // checked before phase one
+	}
 	if math.Abs(c.offset(a)+c.offset(n)) > offsetTol*math.Max(1, math.Abs(c.offset(a))) {
 		return -1
 	}
