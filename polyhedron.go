@@ -38,9 +38,11 @@ type Polyhedron struct {
 // allowed; an opposite pair of rows with equal offsets is an equality. It copies its
 // inputs.
 //
-// Cost: O(nnz·log k) time and O(nnz + d) memory for the rows and bounds, plus phase one
-// when there are rows: a simplex whose basis is at most (d+1)×(d+1), O(nnz + d) per pivot
-// plus the factorization of the basis's rows part.
+// Cost: O(nnz·log k) time and O(nnz + d) memory for the rows and bounds (a box alone:
+// O(d)), plus phase one when there are rows: a simplex whose basis is at most
+// (d+1)×(d+1), with O(d·nnz/k + n²) per pivot (partial pricing, product-form updates of
+// the n×n block of its non-unit columns, n ≤ min(d, k) + 1) and a refactorization every
+// 32 pivots.
 func NewPolyhedron(P Polyhedron) (*Constraints, error) {
 	a, aok := newMatRows(P.A)
 	e, eok := newMatRows(P.Aeq)
@@ -167,10 +169,10 @@ func (c *Constraints) setBounds(lower, upper []float64) error {
 // setRows checks, scales and stores the rows of A (dropping those with bᵢ = +Inf) and of
 // Aeq.
 func (c *Constraints) setRows(a matRows, b []float64, e matRows, beq []float64) error {
-	if a.A != nil && len(b) != a.k {
+	if len(b) != a.k {
 		return &DimensionError{What: "B", Got: len(b), Want: a.k}
 	}
-	if e.A != nil && len(beq) != e.k {
+	if len(beq) != e.k {
 		return &DimensionError{What: "Beq", Got: len(beq), Want: e.k}
 	}
 	scratch := make([]float64, c.d)

@@ -145,7 +145,7 @@ type matRows struct {
 }
 
 // newMatRows returns the reader of A, or ok = false when A is nil (a nil interface or a
-// nil pointer inside one): no matrix.
+// nil pointer inside one) or an empty *mat.Dense: no matrix.
 func newMatRows(A mat.Matrix) (m matRows, ok bool) {
 	if A == nil {
 		return m, false
@@ -153,10 +153,10 @@ func newMatRows(A mat.Matrix) (m matRows, ok bool) {
 	if v := reflect.ValueOf(A); v.Kind() == reflect.Pointer && v.IsNil() {
 		return m, false
 	}
-	m.A = A
 	if d, ok := A.(*mat.Dense); ok && d.IsEmpty() {
-		return m, true // the zero Dense: 0×0
+		return m, false // the zero Dense: no matrix
 	}
+	m.A = A
 	m.k, m.d = A.Dims()
 	m.nz, _ = A.(mat.RowNonZeroDoer)
 	return m, true
@@ -183,6 +183,16 @@ func (m *matRows) row(dst []float64, i int) []float64 {
 // nonzeros counts the nonzero entries of A (O(nnz) for a RowNonZeroDoer, else O(k·d)).
 func (m *matRows) nonzeros(scratch []float64) int {
 	n := 0
+	if m.nz != nil {
+		for i := 0; i < m.k; i++ {
+			m.nz.DoRowNonZero(i, func(_, _ int, v float64) {
+				if v != 0 {
+					n++
+				}
+			})
+		}
+		return n
+	}
 	for i := 0; i < m.k; i++ {
 		for _, v := range m.row(scratch, i) {
 			if v != 0 {
