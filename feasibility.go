@@ -42,8 +42,9 @@ import (
 // that satisfies every constraint, checked afresh (Settings.FeasTol's test with the
 // default tolerance). "Empty" needs a Farkas certificate: multipliers y ≥ 0 of rows and
 // bounds whose combination ρ = Σ yᵢâᵢ, computed in twice the working precision, and
-// β = Σ yᵢ(b̂ᵢ + τᵢ) satisfy β + ‖ρ‖·R < 0 with R = farkasReach·(1 + max |b̂ᵢ| over the
-// rows named): then no point within R of the origin satisfies them, relaxed. Anything
+// β = Σ yᵢ(b̂ᵢ + τᵢ) satisfy β + ‖ρ‖·R < 0 (with the test's rounding allowance added:
+// farkas) for R = farkasReach·(1 + max |b̂ᵢ| over the rows named): then no point within R
+// of the origin satisfies them by FeasTol's test. Anything
 // else — the cap, a singular basis, a point that fails, a certificate that does not
 // verify — answers "not shown empty": the verdict errs towards non-empty.
 
@@ -643,21 +644,29 @@ type farkasTerm struct {
 	s, y float64
 }
 
-// farkas returns the *EmptyError of a verified Farkas certificate, or nil: with
-// ρ = Σ y·s·âᵢ and β = Σ y·(s·b̂ᵢ + τᵢ), τᵢ = defaultFeasTol·max(1, |b̂ᵢ|), both summed in
-// twice the working precision, every x satisfying the terms' constraints relaxed by τ
-// has ρ·x ≤ β; so when β + ‖ρ‖·farkasReach·(1 + max|b̂ᵢ|) < 0, none lies within
-// farkasReach·(1 + max|b̂ᵢ|) of the origin.
+// farkas returns the *EmptyError of a verified Farkas certificate, or nil. Every x that
+// holds the terms' constraints by Settings.FeasTol's test at its default,
+//
+//	s·(âᵢ·x − b̂ᵢ) ≤ τᵢ + 4ε(|b̂ᵢ| + ‖x‖),  τᵢ = defaultFeasTol·max(1, |b̂ᵢ|)
+//
+// (Σⱼ|âᵢⱼxⱼ| ≤ ‖x‖ for a unit row), satisfies, with ρ = Σ y·s·âᵢ and
+// β = Σ y·(s·b̂ᵢ + τᵢ + 4ε|b̂ᵢ|) summed in twice the working precision,
+//
+//	−(‖ρ‖ + 4εΣy)·‖x‖ ≤ ρ·x − 4εΣy·‖x‖ ≤ β;
+//
+// so when β + (‖ρ‖ + 4εΣy)·R < 0 with R = farkasReach·(1 + max|b̂ᵢ|), none lies within R
+// of the origin.
 func (c *Constraints) farkas(terms []farkasTerm) *EmptyError {
 	rs, re := make([]float64, c.d), make([]float64, c.d) // ρ as a compensated sum
-	beta, betaE, bmax := 0.0, 0.0, 0.0
+	beta, betaE, bmax, ysum := 0.0, 0.0, 0.0, 0.0
 	var named []int
 	add := func(j int, p, err float64) { rs[j], re[j] = twoSum(rs[j], re[j]+err, p) }
 	for _, t := range terms {
 		named = append(named, t.i)
 		b := c.offset(t.i)
 		bmax = math.Max(bmax, math.Abs(b))
-		cost := t.s*b + defaultFeasTol*math.Max(1, math.Abs(b))
+		ysum += t.y
+		cost := t.s*b + defaultFeasTol*math.Max(1, math.Abs(b)) + roundTol*eps*math.Abs(b)
 		beta, betaE = twoSum(beta, betaE+math.FMA(t.y, cost, -t.y*cost), t.y*cost)
 		w := t.s * t.y
 		if t.i >= c.m+c.p {
@@ -677,7 +686,7 @@ func (c *Constraints) farkas(terms []farkasTerm) *EmptyError {
 		rs[j] += re[j]
 	}
 	beta += betaE
-	if len(named) == 0 || !(beta+norm(rs)*farkasReach*(1+bmax) < 0) {
+	if len(named) == 0 || !(beta+(norm(rs)+roundTol*eps*ysum)*farkasReach*(1+bmax) < 0) {
 		return nil
 	}
 	return c.emptyError(named, fmt.Sprintf(

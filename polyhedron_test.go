@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -266,6 +267,90 @@ func TestEqualitiesRespectedByEveryPath(t *testing.T) {
 		}
 		if tc.cert && (res.Status != houdini.StatusCertified || math.Abs(f(res.X)+3) > 1e-9) {
 			t.Errorf("%s: %v at %v (f = %g), want certified at a balanced vertex (f = −3)", tc.name, res.Status, res.X, f(res.X))
+		}
+	}
+}
+
+// TestExactlyFeasibleFarPointHolds (Settings.FeasTol's rounding term): a point x far from
+// the origin (‖x‖ from 1e6 to 1e9) that satisfies aᵢ·x ≤ bᵢ exactly (bᵢ = aᵢ·x rounded
+// up, computed exactly; rows of every scale, often one nearly orthogonal to x, so that
+// |b̂ᵢ| ≪ Σ|âᵢⱼxⱼ| and FeasTol·max(1, |b̂ᵢ|) alone is below the rounding of âᵢ; as rows,
+// equalities (bᵢ rounded to nearest) and bounds) is accepted as a start: the slack's rounding is the
+// tolerance's business, not the user's. The same points moved outward by 1e-6·(1 + |b̂ᵢ|)
+// across one row are refused, naming that row.
+func TestExactlyFeasibleFarPointHolds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 2))
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	p := houdini.Problem{Grad: func(g, _ []float64) { clear(g) }}
+	for trial := 0; trial < n; trial++ {
+		d := 1 + rng.IntN(12)
+		scale := math.Pow(10, 6+3*rng.Float64())
+		x := make([]float64, d)
+		for j := range x {
+			x[j] = scale * rng.NormFloat64()
+		}
+		var rows [][]float64
+		var b []float64
+		for i := 0; i < 1+rng.IntN(6); i++ {
+			a := make([]float64, d)
+			for j := range a {
+				if rng.IntN(3) > 0 {
+					a[j] = rng.NormFloat64() * math.Pow(10, 4*rng.Float64()-2)
+				}
+			}
+			a[rng.IntN(d)] = 1 + rng.Float64()
+			// One row nearly orthogonal to x: b̂ ≪ Σ|âⱼxⱼ|, all cancellation. (Several
+			// such rows are nearly dependent in the d − 1 dimensions orthogonal to x: they
+			// make a cone of angle ~1e-16 whose points all lie out near x, from rows rounded
+			// to the data's precision no different from a set empty near the origin, which
+			// NewPolyhedron may call empty beyond farkasReach.)
+			if i == 0 && d > 1 && rng.IntN(2) == 0 {
+				f := relDot(a, x) / relDot(x, x)
+				for j := range a {
+					a[j] -= f * x[j]
+				}
+			}
+			rows, b = append(rows, a), append(b, relRowRHS(a, x, 0))
+		}
+		P := houdini.Polyhedron{A: relDense(rows), B: b}
+		if rng.IntN(2) == 0 {
+			a := rows[0]
+			P.Aeq, P.Beq = relDense([][]float64{a}), []float64{relDot(a, x)}
+			r := new(big.Float).SetPrec(relPrec)
+			for j := range a {
+				r.Add(r, new(big.Float).SetPrec(relPrec).Mul(relBig(a[j]), relBig(x[j])))
+			}
+			P.Beq[0], _ = r.Float64()
+		}
+		if rng.IntN(2) == 0 {
+			P.Lower, P.Upper = append([]float64(nil), x...), append([]float64(nil), x...)
+			for j := range x {
+				P.Upper[j] += math.Abs(x[j]) * rng.Float64()
+			}
+		}
+		c, err := houdini.NewPolyhedron(P)
+		if err != nil {
+			t.Fatalf("trial %d: NewPolyhedron: %v (x satisfies every row exactly)", trial, err)
+		}
+		o, err := houdini.New(p, c, houdini.Settings{Delta: 1, Radius: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := o.Escape(context.Background(), x); err != nil {
+			t.Fatalf("trial %d: ‖x‖ = %.3g satisfies every constraint exactly, but Escape says %v", trial, relNorm(x), err)
+		}
+		i := rng.IntN(len(rows))
+		out := append([]float64(nil), x...)
+		nrm := relNorm(rows[i])
+		for j := range out {
+			out[j] += rows[i][j] / nrm * 1e-6 * (1 + math.Abs(b[i]/nrm)) * 4
+		}
+		var ie *houdini.InfeasibleError
+		if _, err := o.Escape(context.Background(), out); !errors.As(err, &ie) {
+			t.Fatalf("trial %d: a point outside row %d by 4e-6·(1 + |b̂|) accepted (%v)", trial, i, err)
 		}
 	}
 }
