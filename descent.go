@@ -2,171 +2,159 @@ package houdini
 
 import (
 	"context"
-	"errors"
 	"math"
 )
 
-// Guards of the descent phase.
-const (
-	// descentStall ends the phase when a step lowers f by less than descentStall·δ:
-	// an escape then gains at least δ/3 for the cost of one model.
-	descentStall = 1e-2
-	// armijoC is the sufficient-decrease constant of the backtracking line search.
-	armijoC = 1e-4
-	// maxBacktracks bounds the halvings of one line search.
-	maxBacktracks = 40
-	// lambdaTol: a multiplier above −lambdaTol·‖g‖ counts as nonnegative (rounding).
-	lambdaTol = 1e-10
-)
-
-// descend is the first-order phase Minimize runs between escapes unless
-// Settings.EscapesOnly is set: gradient projection on the working set of active rows
-// (Rosen 1960). Each step moves along d = −P_W ∇f, P_W the projector onto the directions
-// that keep the working set W active; when d vanishes, the row with the most negative
-// multiplier λ (∇f + A_Wᵀλ = 0) leaves W. The step length is the exact minimizer along d
-// for the curvature measured by one gradient difference, capped by the ratio test
-// against the rows outside W, and confirmed by an Armijo backtracking test on f (or on
-// the integrated gradient when Func is nil). It stops at a KKT point, when a step gains
-// less than descentStall·δ, or after maxIter steps. Every iterate is feasible. It returns
-// the last point and f(x) − f(last); with an error (an oracle's, errGradBudget,
-// errCanceled, or an *unboundedRay when a ray where no row blocks and the curvature is not
-// positive passes the ray test, probeRay) it returns the last accepted point too,
-// feasible, and the decrease so far. Each accepted step is reported to Settings.Progress.
+// descend is the descent phase Minimize runs between escapes unless Settings.EscapesOnly
+// is set: a limited-memory quasi-Newton method on the working face, with negative
+// curvature steps, that ends on a stationarity measure.
 //
-// The phase only moves fast between saddles; certificates still come from Escape, which
-// Minimize calls where the phase stops.
+// When every row is a bound ±eⱼ (a box, or no rows) each step is L-BFGS-B's (Byrd, Lu,
+// Nocedal & Zhu 1995; lbfgsb.go): the generalized Cauchy point along the projected
+// steepest-descent path, the quasi-Newton step on the variables free there, and
+// Moré–Thuente's line search (gonum's) within the box, with L-BFGS-B's constants. With
+// general rows each step is a working-set one (Gill, Murray & Wright 1981, §5.2): the
+// quasi-Newton step on the face of the active rows W (lbfgs.reducedStep), the ratio test
+// against the rows outside W, and the same line search up to the blocking row, which then
+// joins W; a row of W leaves it when its multiplier is negative and pulls harder than the
+// gradient on the face, or once the face is stationary.
+//
+// The phase ends when the projected gradient
+//
+//	χ(x) = ‖P_W ∇f(x)‖₂ ≤ τ = 10⁻²·δ/r,
+//
+// W being the rows active at x less those of negative multiplier (released one at a
+// time; for a box, χ is the norm of the projected gradient, coordinates at a bound that
+// ∇f pushes against being dropped), and no negative-curvature step applies: at such a
+// point a few Lanczos steps on the face (curvatureStep) look for a curvature below −δ/r²,
+// and when they find one the phase moves along it to a lower point and goes on. A step
+// that the ratio test shortens is an ordinary step: the phase never ends because a step
+// was short. It also ends when the context is done, on an oracle error or the gradient
+// budget, or when no step lowers f at all (f's rounding: then χ may exceed τ, by at most
+// what f's resolution hides). Every step lowers f, strictly, and keeps x in S (clamped to
+// the box, or snapped onto the rows). It returns the last point and f(x) − f(last); with
+// an error the last accepted point too, and the decrease so far. Each accepted step is
+// counted in Stats.DescentSteps and reported to Settings.Progress.
+//
+// Certificates still come from Escape, which Minimize calls where the phase ends.
 func (rn *run) descend(ctx context.Context, x []float64) ([]float64, float64, error) {
-	ev := rn.ev
-	x = append([]float64(nil), x...)
-	g := make([]float64, len(x))
-	if err := ev.grad(g, x); err != nil {
-		return x, 0, err
-	}
-	base, err := ev.startDecrease(x)
+	ds, err := rn.newDescent(x)
 	if err != nil {
-		return x, 0, err
+		return append([]float64(nil), x...), 0, err
 	}
-	total := 0.0
-	maxIter := 10 * (len(x) + rn.c.rowCount())
-	var dropped []int // rows released since the last step
+	checked := false // the curvature check ran at this point
+	maxIter := 10*(len(x)+rn.c.rowCount()) + 1000
 	for it := 0; it < maxIter && ctx.Err() == nil; it++ {
-		ws, dir := rn.descentDirection(x, g, &dropped)
-		if dir == nil {
-			return x, total, nil // KKT point
-		}
-		slope := dot(g, dir) // < 0
-		if !(slope < 0) {
-			return x, total, nil
-		}
-		alpha, err := rn.stepLength(x, dir, slope, ws)
-		if err != nil {
-			return x, total, err
-		}
-		if math.IsInf(alpha, 1) { // no wall ahead, no positive curvature: is f unbounded?
-			if err := rn.probeRay(x, dir, slope, base, ws); err != nil {
-				return x, total, err // an *unboundedRay, or an oracle's or the context's error
+		if ds.chi() <= ds.tau {
+			if checked {
+				break
 			}
-			alpha = rayStart * rn.r / norm(dir) // long but finite
-		}
-		xn, dec, err := rn.backtrack(x, dir, alpha, slope, base.f, ws)
-		if xn == nil || err != nil {
-			return x, total, err
-		}
-		ev.stats.DescentSteps++
-		x = xn
-		total += dec
-		base.x = x
-		if rn.p.Func != nil {
-			base.f -= dec
-		}
-		dropped = dropped[:0]
-		if err := ev.grad(g, x); err != nil {
-			return x, total, err
-		}
-		rn.report(EventDescentStep, x, rn.dec+total, nil)
-		if dec < descentStall*rn.s.Delta {
-			break
-		}
-	}
-	return x, total, nil
-}
-
-// descentDirection returns the working set at x and d = −P_W g, releasing the rows of
-// most negative multiplier (appended to dropped) while d vanishes; d is nil at a KKT
-// point.
-func (rn *run) descentDirection(x, g []float64, dropped *[]int) (*workingSet, []float64) {
-	ws := rn.c.workingSet(x, rn.s.FeasTol, *dropped)
-	dir := ws.project(g)
-	gn := norm(g)
-	for norm(dir) <= lambdaTol*gn {
-		i := ws.mostNegative(g, lambdaTol*gn)
-		if i < 0 {
-			return ws, nil
-		}
-		*dropped = append(*dropped, i)
-		ws = rn.c.workingSet(x, rn.s.FeasTol, *dropped)
-		dir = ws.project(g)
-	}
-	for j := range dir {
-		dir[j] = -dir[j]
-	}
-	return ws, dir
-}
-
-// stepLength returns the first trial step along dir: the minimizer for the curvature
-// measured by one gradient difference (exact for quadratics), capped by the ratio test
-// against the rows outside W, and +Inf along a ray no row blocks where the curvature is
-// not positive.
-func (rn *run) stepLength(x, dir []float64, slope float64, ws *workingSet) (float64, error) {
-	amax := rn.c.ratioTest(x, dir, ws.in)
-	dn := norm(dir)
-	h := hessStep(rn.s, rn.r, x) / dn
-	xt := make([]float64, len(x))
-	for j := range xt {
-		xt[j] = x[j] + h*dir[j]
-	}
-	gt := make([]float64, len(x))
-	if err := rn.ev.grad(gt, xt); err != nil {
-		return 0, err
-	}
-	curv := (dot(gt, dir) - slope) / h
-	alpha := amax
-	if curv > 0 {
-		alpha = math.Min(amax, -slope/curv)
-	}
-	return alpha, nil
-}
-
-// backtrack halves alpha until x + alpha·dir, snapped onto S, passes the Armijo test on
-// f (fx = f(x) when Func is set); it returns the point and its decrease, or nil when no
-// step passes within maxBacktracks halvings. A trial point where f overflows is a
-// rejected step, not an error.
-func (rn *run) backtrack(x, dir []float64, alpha, slope, fx float64, ws *workingSet) ([]float64, float64, error) {
-	for bt := 0; bt < maxBacktracks; bt++ {
-		xn := make([]float64, len(x))
-		for j := range xn {
-			xn[j] = x[j] + alpha*dir[j]
-		}
-		xn = rn.c.snap(xn, rn.s.FeasTol, ws.in)
-		if xn == nil {
-			alpha /= 2
+			checked = true
+			moved, err := ds.curvatureStep()
+			if err != nil || !moved {
+				return ds.x, ds.decrease(), err
+			}
 			continue
 		}
-		dec, err := rn.ev.decrease(decreaseBase{x: x, f: fx}, xn)
-		var nf *NonFiniteError
-		if errors.As(err, &nf) {
-			// f overflows at the trial point (the ratio test may reach a far wall):
-			// a rejected step, not a failed run.
-			alpha /= 2
-			continue
-		}
+		moved, err := ds.step()
 		if err != nil {
-			return nil, 0, err
+			return ds.x, ds.decrease(), err
 		}
-		if dec >= -armijoC*alpha*slope && dec > 0 {
-			return xn, dec, nil
+		if moved {
+			checked = false
+			continue
 		}
-		alpha /= 2
+		if ds.q.pairs() == 0 {
+			break // not even the steepest step lowers f: f's rounding
+		}
+		ds.q.reset() // L-BFGS-B's restart after a failed line search
 	}
-	return nil, 0, nil
+	return ds.x, ds.decrease(), nil
+}
+
+// step takes one quasi-Newton step and reports whether it moved.
+func (ds *descent) step() (bool, error) {
+	if ds.box {
+		return ds.boxStep()
+	}
+	return ds.faceStep()
+}
+
+// boxStep is one L-BFGS-B iteration: Cauchy point, subspace step, line search along
+// d = x̄ − x with L-BFGS-B's first trial (1, or 1/‖d‖ on the first iteration of a problem
+// not boxed) and its largest step (1 on the first iteration, else the step to the box).
+func (ds *descent) boxStep() (bool, error) {
+	xc, c, free := cauchyPoint(ds.q, ds.x, ds.g, ds.lo, ds.hi)
+	xbar := subspacePoint(ds.q, ds.x, ds.g, xc, c, ds.lo, ds.hi, free)
+	d := sub(xbar, ds.x)
+	gd := dot(ds.g, d)
+	if !(gd < 0) {
+		return false, nil
+	}
+	stp, wall := 1.0, boxMaxStep(ds.x, d, ds.lo, ds.hi, math.Inf(1))
+	if ds.first {
+		if ds.rn.c.rowCount() > 0 {
+			wall = math.Min(wall, 1)
+		}
+		if !ds.boxed {
+			stp = math.Min(1/norm(d), wall)
+		}
+	}
+	clamp := ds.placer(d, nil)
+	place := func(a float64) []float64 {
+		if a == 1 {
+			return append([]float64(nil), xbar...) // x̄ exactly, as L-BFGS-B does
+		}
+		return clamp(a)
+	}
+	return ds.lineSearch(d, gd, stp, wall, place)
+}
+
+// faceStep is one working-set step (see descend): the quasi-Newton step on the face of
+// W (the steepest one on the face when it does not descend), the ratio test, the line
+// search up to the blocking row.
+func (ds *descent) faceStep() (bool, error) {
+	c := ds.rn.c
+	ws := ds.faceSet()
+	r := ws.project(ds.g)
+	d := ds.q.reducedStep(r, ws.project)
+	gd := dot(ds.g, d)
+	if !(gd < 0) {
+		d = make([]float64, len(r))
+		axpy(d, -1, r)
+		gd = -dot(r, r)
+	}
+	amax := c.ratioTest(ds.x, d, ws.in)
+	if !(amax > 0) || !(gd < 0) {
+		return false, nil
+	}
+	stp := 1.0
+	if ds.first {
+		stp = 1 / norm(d)
+	}
+	place := ds.placer(d, ws.in)
+	return ds.lineSearch(d, gd, stp, amax, place)
+}
+
+// faceSet returns W for a face step: the rows active at x, less the one of most negative
+// multiplier when it pulls harder than the gradient on the face, or when that gradient is
+// already below τ. A released row whose slack is zero must not block the step at once: it
+// is released only when the steepest direction on the new face leaves it.
+func (ds *descent) faceSet() *workingSet {
+	c, tol := ds.rn.c, ds.rn.s.FeasTol
+	ws := c.workingSet(ds.x, tol, nil)
+	k, lam := ws.mostNegativeLam(ds.g, lambdaTol*norm(ds.g))
+	if k < 0 {
+		return ws
+	}
+	if pg := norm(ws.project(ds.g)); pg > ds.tau && -lam < pg {
+		return ws
+	}
+	wr := c.workingSet(ds.x, tol, []int{k})
+	d := wr.project(ds.g)
+	scale(d, -1)
+	if c.ratioTest(ds.x, d, wr.in) == 0 {
+		return ws
+	}
+	return wr
 }

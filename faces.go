@@ -278,6 +278,12 @@ func (ws *workingSet) multipliers(g []float64) (lamGen, lamCoord []float64) {
 // or -1. Equalities and what they cover have multipliers of either sign and are never
 // released.
 func (ws *workingSet) mostNegative(g []float64, tol float64) int {
+	i, _ := ws.mostNegativeLam(g, tol)
+	return i
+}
+
+// mostNegativeLam returns mostNegative's constraint and its multiplier (−tol for none).
+func (ws *workingSet) mostNegativeLam(g []float64, tol float64) (int, float64) {
 	lamGen, lamCoord := ws.multipliers(g)
 	best, worst := -1, -tol
 	pick := func(i int, l float64) {
@@ -291,7 +297,7 @@ func (ws *workingSet) mostNegative(g []float64, tol float64) int {
 	for t, i := range ws.coordOf {
 		pick(i, lamCoord[t])
 	}
-	return best
+	return best, worst
 }
 
 // activeSet returns the constraints active at x, each with its KKT multiplier in the
@@ -443,4 +449,26 @@ func freeBasis(ws *workingSet, d int) *mat.Dense {
 		}
 	}
 	return Z
+}
+
+// box returns the bounds lo ≤ x ≤ hi (±Inf where none) when every constraint is a bound
+// or an inequality row ±eⱼ (the tightest of repeated ones); ok is false when there is a
+// general row or an equality. A nil *Constraints is the box ℝᵈ of dimension d.
+func (c *Constraints) box(d int) (lo, hi []float64, ok bool) {
+	lo, hi = make([]float64, d), make([]float64, d)
+	for j := range lo {
+		lo[j], hi[j] = math.Inf(-1), math.Inf(1)
+	}
+	for i := 0; i < c.count(); i++ {
+		j := c.boundCoord(i)
+		if j < 0 || c.isEq(i) {
+			return nil, nil, false
+		}
+		if c.coordSign(i) > 0 {
+			hi[j] = math.Min(hi[j], c.offset(i))
+		} else {
+			lo[j] = math.Max(lo[j], -c.offset(i))
+		}
+	}
+	return lo, hi, true
 }

@@ -19,6 +19,7 @@ const minRadiusFraction = 0x1p-10
 func (rn *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
 	rn.start = time.Now()
 	rn.x = append([]float64(nil), x0...)
+	rn.far = descentFar * math.Max(1, math.Max(norm(x0), rn.r))
 	status, err := rn.loop(ctx)
 	// undo is the point of the last certificate Purify moved away from, kept until an
 	// escape moves: when the run ends undecided before that (the escape at the purified

@@ -24,6 +24,7 @@ type run struct {
 	confidence float64         // the certificate's, once one ends the run
 	undo       *certifiedPoint // the certified point Purify moved away from, until an escape moves
 	kkt        *kktPoint       // the active set and multipliers the last escape found at its point
+	far        float64         // the descent phase stays within ‖x‖ ≤ far (descentFar·max(1, ‖x0‖, r))
 }
 
 // kktPoint is the active set at x with the least-squares KKT multipliers of an escape's

@@ -27,6 +27,12 @@ func allFinite(x []float64) int {
 	return -1
 }
 
+// axpy adds a·x to dst.
+func axpy(dst []float64, a float64, x []float64) { floats.AddScaled(dst, a, x) }
+
+// scale multiplies x by a in place.
+func scale(x []float64, a float64) { floats.Scale(a, x) }
+
 func sub(x, y []float64) []float64 {
 	z := make([]float64, len(x))
 	for i := range x {

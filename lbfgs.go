@@ -1,0 +1,187 @@
+package houdini
+
+import (
+	"gonum.org/v1/gonum/mat"
+)
+
+// The limited-memory BFGS model of the descent phase, in the compact representation of
+// Byrd, Nocedal & Schnabel (1994), "Representations of quasi-Newton matrices and their use
+// in limited memory methods", Math. Program. 63:129–156:
+//
+//	B = θI − W M Wᵀ,   W = [Y  θS],   M = K⁻¹,   K = [ −D   Lᵀ  ]
+//	                                                [  L   θSᵀS ]
+//
+// with S, Y the last m steps sᵢ = xᵢ₊₁ − xᵢ and gradient changes yᵢ = gᵢ₊₁ − gᵢ (oldest
+// first), D = diag(sᵢᵀyᵢ), L the strictly lower part of SᵀY and θ = yᵀy/sᵀy of the newest
+// pair. gonum/optimize has an LBFGS, but only the two-loop recursion for H = B⁻¹ on ℝᵈ:
+// the generalized Cauchy point and the reduced systems on a face need B itself and
+// products with W, which the compact form gives in O(d·m) (Byrd, Lu, Nocedal & Zhu 1995,
+// "A limited memory algorithm for bound constrained optimization", SIAM J. Sci. Comput.
+// 16(5):1190–1208, §3), hence this file.
+
+// Guards of the quasi-Newton model.
+const (
+	// lbfgsMemory is m, the number of pairs kept: L-BFGS-B's and SciPy's default.
+	lbfgsMemory = 10
+	// curvatureTol: a pair with sᵀy ≤ curvatureTol·yᵀy is skipped (L-BFGS-B's test with
+	// ε), so B stays positive definite.
+	curvatureTol = eps
+)
+
+// lbfgs is the limited-memory model B of one descent phase.
+type lbfgs struct {
+	s, y   [][]float64 // the pairs, oldest first
+	theta  float64
+	sy, ss [][]float64 // sᵢᵀyⱼ and sᵢᵀsⱼ
+	k      *mat.LU     // the factorized middle matrix K; nil without pairs
+}
+
+func newLBFGS() *lbfgs { return &lbfgs{theta: 1} }
+
+// pairs returns the number of pairs held.
+func (q *lbfgs) pairs() int { return len(q.s) }
+
+// reset forgets every pair: B = I.
+func (q *lbfgs) reset() {
+	q.s, q.y, q.sy, q.ss, q.k, q.theta = nil, nil, nil, nil, nil, 1
+}
+
+// update adds the pair (s, y) unless its curvature sᵀy is not positive enough, dropping
+// the oldest beyond lbfgsMemory, and reports whether it did.
+func (q *lbfgs) update(s, y []float64) bool {
+	sy, yy := dot(s, y), dot(y, y)
+	if !(sy > curvatureTol*yy) || yy == 0 {
+		return false
+	}
+	if len(q.s) == lbfgsMemory {
+		q.s, q.y = q.s[1:], q.y[1:]
+	}
+	q.s = append(q.s, append([]float64(nil), s...))
+	q.y = append(q.y, append([]float64(nil), y...))
+	q.theta = yy / sy
+	n := len(q.s)
+	q.sy, q.ss = make([][]float64, n), make([][]float64, n)
+	for i := range q.s {
+		q.sy[i], q.ss[i] = make([]float64, n), make([]float64, n)
+		for j := range q.s {
+			q.sy[i][j] = dot(q.s[i], q.y[j])
+			q.ss[i][j] = dot(q.s[i], q.s[j])
+		}
+	}
+	K := mat.NewDense(2*n, 2*n, nil)
+	for i := 0; i < n; i++ {
+		K.Set(i, i, -q.sy[i][i])
+		for j := 0; j < i; j++ {
+			K.Set(n+i, j, q.sy[i][j]) // L
+			K.Set(j, n+i, q.sy[i][j]) // Lᵀ
+		}
+		for j := 0; j < n; j++ {
+			K.Set(n+i, n+j, q.theta*q.ss[i][j])
+		}
+	}
+	q.k = new(mat.LU)
+	q.k.Factorize(K)
+	return true
+}
+
+// wt returns Wᵀv = (Yᵀv, θSᵀv).
+func (q *lbfgs) wt(v []float64) []float64 {
+	n := len(q.s)
+	p := make([]float64, 2*n)
+	for i := 0; i < n; i++ {
+		p[i] = dot(q.y[i], v)
+		p[n+i] = q.theta * dot(q.s[i], v)
+	}
+	return p
+}
+
+// wMul returns Wc = Σᵢ cᵢyᵢ + θ Σᵢ cₘ₊ᵢsᵢ (the zero vector of length d for no pairs).
+func (q *lbfgs) wMul(c []float64, d int) []float64 {
+	v := make([]float64, d)
+	n := len(q.s)
+	for i := 0; i < n; i++ {
+		axpy(v, c[i], q.y[i])
+		axpy(v, q.theta*c[n+i], q.s[i])
+	}
+	return v
+}
+
+// wRow returns row j of W: (yᵢⱼ, θsᵢⱼ)ᵢ.
+func (q *lbfgs) wRow(j int) []float64 {
+	n := len(q.s)
+	w := make([]float64, 2*n)
+	for i := 0; i < n; i++ {
+		w[i] = q.y[i][j]
+		w[n+i] = q.theta * q.s[i][j]
+	}
+	return w
+}
+
+// mMul returns M p = K⁻¹p (nil K: no pairs, p is empty).
+func (q *lbfgs) mMul(p []float64) []float64 {
+	if q.k == nil || len(p) == 0 {
+		return nil
+	}
+	var out mat.VecDense
+	// K is nonsingular while every pair has sᵀy > 0 (BNS 1994, Thm 2.3); a Condition
+	// error for a nearly singular K still leaves the solution, which only degrades the
+	// step, and the line search checks every step on f.
+	_ = q.k.SolveVecTo(&out, false, mat.NewVecDense(len(p), append([]float64(nil), p...)))
+	return out.RawVector().Data
+}
+
+// reducedStep returns d = −(PBP)⁻¹r on the range of the orthogonal projector P (proj),
+// for r in that range: the minimizer of rᵀd + ½dᵀBd over the face. By Sherman–Morrison–
+// Woodbury with V = PW,
+//
+//	d = −r/θ − V (I − M VᵀV/θ)⁻¹ M Vᵀr / θ²,
+//
+// L-BFGS-B's direct primal subspace minimization (BLNZ 1995, §5.1), here for any face.
+// Cost: 2m projections and O(d·m + m³).
+func (q *lbfgs) reducedStep(r []float64, proj func([]float64) []float64) []float64 {
+	th := q.theta
+	d := make([]float64, len(r))
+	for j := range d {
+		d[j] = -r[j] / th
+	}
+	n := len(q.s)
+	if n == 0 {
+		return d
+	}
+	V := make([][]float64, 2*n)
+	for i := 0; i < n; i++ {
+		V[i] = proj(q.y[i])
+		s := proj(q.s[i])
+		for j := range s {
+			s[j] *= th
+		}
+		V[n+i] = s
+	}
+	vtv := mat.NewDense(2*n, 2*n, nil)
+	vtr := make([]float64, 2*n)
+	for i := range V {
+		vtr[i] = dot(V[i], r)
+		for j := range V {
+			vtv.Set(i, j, dot(V[i], V[j]))
+		}
+	}
+	var MV, N mat.Dense
+	if err := q.k.SolveTo(&MV, false, vtv); err != nil {
+		return d // K near singular: the steepest step on the face
+	}
+	N.Scale(-1/th, &MV)
+	for i := 0; i < 2*n; i++ {
+		N.Set(i, i, N.At(i, i)+1)
+	}
+	var z mat.VecDense
+	if err := z.SolveVec(&N, mat.NewVecDense(2*n, q.mMul(vtr))); err != nil {
+		return d
+	}
+	for i := range V {
+		c := z.AtVec(i) / (th * th)
+		for j := range d {
+			d[j] -= c * V[i][j]
+		}
+	}
+	return d
+}
