@@ -21,6 +21,20 @@ func (rn *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
 	rn.x = append([]float64(nil), x0...)
 	rn.far = descentFar * math.Max(1, math.Max(norm(x0), rn.r))
 	status, err := rn.loop(ctx)
+	if rn.restarting() {
+		// The deeper search always has a certified point to return to: any end of a
+		// restart that is not a certificate at a lower point (a budget, the callback,
+		// the context, an oracle returning NaN or Inf far out) returns there; a ray along
+		// which f is unbounded below is reported as such.
+		var nf *NonFiniteError
+		if errors.As(err, &nf) {
+			err = nil
+		}
+		if err == nil && status != StatusUnbounded && (status != StatusCertified || rn.dec < rn.search.best.decrease) {
+			rn.restoreBest()
+			status = StatusCertified
+		}
+	}
 	// undo is the point of the last certificate Purify moved away from, kept until an
 	// escape moves: when the run ends undecided before that (the escape at the purified
 	// point cannot decide, a budget runs out, an oracle fails there), Minimize returns
@@ -60,6 +74,12 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 			if status, done := rn.descentStop(err); done {
 				return status, nil
 			}
+			if err != nil && rn.restarting() && errors.As(err, new(*NonFiniteError)) {
+				if rn.nextRestart() { // an oracle failed on a restart: abandon it
+					continue
+				}
+				return StatusCertified, nil
+			}
 			if err != nil {
 				return 0, err
 			}
@@ -71,6 +91,11 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 			return StatusEvalLimit, nil // the escape was cut short: no move, no certificate
 		case rn.undo != nil && errors.As(err, &nf):
 			return StatusNumericalFailure, nil // an oracle failed at the purified point
+		case rn.restarting() && errors.As(err, &nf):
+			if rn.nextRestart() {
+				continue
+			}
+			return StatusCertified, nil
 		case err != nil:
 			return 0, err
 		}
@@ -82,7 +107,15 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 			}
 			return StatusCallback, nil
 		}
-		if status, done, err := rn.afterEscape(ctx, e); done || err != nil {
+		status, done, err := rn.afterEscape(ctx, e)
+		if done && err == nil && status.undecided() && rn.restarting() {
+			// A restart of the deeper search ended undecided: abandon it for the next.
+			if rn.nextRestart() {
+				continue
+			}
+			return StatusCertified, nil
+		}
+		if done || err != nil {
 			return status, err
 		}
 	}
@@ -104,6 +137,16 @@ func (rn *run) descentStop(err error) (status Status, done bool) {
 		return StatusUnbounded, true
 	}
 	return 0, false
+}
+
+// undecided reports whether an escape's outcome ends a run without a certificate although
+// nothing ran out: MaxSubsets, rounding, the model's mismatch, the corner path's failure.
+func (s Status) undecided() bool {
+	switch s {
+	case StatusSubsetLimit, StatusNumericalFailure, StatusModelMismatch, StatusCornerNoMove:
+		return true
+	}
+	return false
 }
 
 // recordEscape counts the escape e in the run's Stats, takes its move, and reports it.
@@ -135,15 +178,8 @@ func (rn *run) afterEscape(ctx context.Context, e *EscapeResult) (status Status,
 	switch {
 	case e.Found:
 		return 0, false, nil
-	case e.Certified && rn.s.Purify && rn.ev.sto == nil:
-		moved, err := rn.purifyStep(ctx, e)
-		if moved || err != nil {
-			return 0, false, err
-		}
-		// No move (or the budget, or an oracle, failed while purifying): the
-		// certificate at x stands.
-		rn.confidence = e.Confidence
-		return StatusCertified, true, nil
+	case e.Certified && rn.ev.sto == nil:
+		return rn.afterCertificate(ctx, e)
 	case e.Certified:
 		rn.confidence = e.Confidence
 		return StatusCertified, true, nil
@@ -165,6 +201,27 @@ func (rn *run) afterEscape(ctx context.Context, e *EscapeResult) (status Status,
 		return 0, false, nil
 	}
 	return StatusModelMismatch, true, nil
+}
+
+// afterCertificate decides what follows a certificate at the run's point with exact
+// oracles: Purify's move (another round), else the deeper search's restart (another
+// round), else the end: certified there, or at the search's best certified point. When
+// Purify's budget or an oracle fails while purifying, the certificate at x stands.
+func (rn *run) afterCertificate(ctx context.Context, e *EscapeResult) (Status, bool, error) {
+	if rn.s.Purify {
+		moved, err := rn.purifyStep(ctx, e)
+		if moved || err != nil {
+			return 0, false, err
+		}
+	}
+	if rn.s.Search.Rungs > 0 {
+		if rn.searchStep(e) {
+			return 0, false, nil
+		}
+		return StatusCertified, true, nil
+	}
+	rn.confidence = e.Confidence
+	return StatusCertified, true, nil
 }
 
 // purifyStep tries a purification move from the point the escape e certified; moved

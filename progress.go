@@ -15,9 +15,10 @@ const (
 	EventEscape                        // an escape ended: a move, a certificate, or neither (Progress.Escape)
 	EventPurification                  // Purify moved a certified point to a wall
 	EventRadiusHalved                  // the model promised a decrease f did not deliver: r was halved
+	EventRestart                       // Settings.Search restarted from a point away from the best certified one
 )
 
-var eventNames = [...]string{"", "descent", "escape", "purify", "halve r"}
+var eventNames = [...]string{"", "descent", "escape", "purify", "halve r", "restart"}
 
 // String names the event.
 func (e Event) String() string {

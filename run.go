@@ -24,6 +24,7 @@ type run struct {
 	confidence float64         // the certificate's, once one ends the run
 	undo       *certifiedPoint // the certified point Purify moved away from, until an escape moves
 	kkt        *kktPoint       // the active set and multipliers the last escape found at its point
+	search     *searchState    // Settings.Search's state, once a certificate started it
 	far        float64         // the descent phase stays within ‖x‖ ≤ far (descentFar·max(1, ‖x0‖, r))
 }
 
@@ -63,4 +64,12 @@ type certifiedPoint struct {
 	x                            []float64
 	decrease, confidence, radius float64
 	kkt                          *kktPoint
+}
+
+// searchState is the deeper search of one Minimize call (Settings.Search): the lowest
+// certified point so far and the next restart of the ladder.
+type searchState struct {
+	best      *certifiedPoint // x*
+	rung, try int             // the next restart: its rung (from 1) and how many it follows
+	rng       *rand.Rand
 }

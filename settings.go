@@ -50,9 +50,10 @@ type Settings struct {
 	Method Method
 
 	// EscapesOnly makes Minimize the paper's loop of escapes alone. By default Minimize
-	// runs a first-order descent phase (gradient projection on the active rows) before
-	// each escape and calls Escape only where that phase stalls; the certificate comes
-	// from an escape either way. Default false.
+	// runs a descent phase before each escape (L-BFGS-B on a box, a quasi-Newton
+	// working-set method with general rows, negative-curvature steps at saddles; see
+	// Stats.DescentSteps) and calls Escape only where the projected gradient is below
+	// 10⁻²·δ/r; the certificate comes from an escape either way. Default false.
 	EscapesOnly bool
 
 	// Purify, after a certificate, moves X within the face of its active rows to a wall
@@ -69,6 +70,10 @@ type Settings struct {
 	// interior point: leave Purify off where MethodCorner is chosen to save memory) and
 	// one escape. Ignored for a stochastic oracle. Default false.
 	Purify bool
+
+	// Search asks for better points than the nearest δ-SOSP (see SearchSettings). Default:
+	// none.
+	Search SearchSettings
 
 	// MaxSubsets bounds the constraint subsets one Escape examines. An escape that hits
 	// it without finding a move is not certified, and Minimize stops with
@@ -113,6 +118,33 @@ type Settings struct {
 	// Stochastic says that the oracles are stochastic and holds the knobs of the
 	// stochastic escape (alg:vrsg).
 	Stochastic StochasticSettings
+}
+
+// SearchSettings configure the deeper search of Minimize, for users who want better
+// points than the nearest δ-SOSP: after a certificate, Minimize restarts from points
+// farther and farther from the best certified point (a ladder of neighbourhoods) and
+// keeps what is lower. Certificates are unchanged by it: each restart runs to an
+// escape's certificate at r, and Minimize returns the lowest certified point it met.
+type SearchSettings struct {
+	// Rungs is the number of rungs of the ladder. The restart points of rung k lie at
+	// m = min(d, 2^k) coordinates (drawn at random, Settings.Seed) from the best
+	// certified point x*: each is mirrored in its bounds, lᵢ + uᵢ − xᵢ, or, lacking two
+	// bounds, moved by ±2^k·r/√m, so the distance from x* about doubles from rung to
+	// rung; with general rows the move is cut at the first row it meets. From there
+	// Minimize runs as usual (descent, escapes) to a certificate; a certified point
+	// lower than x* by more than δ/3 becomes x* and the ladder starts again at rung 1,
+	// otherwise the next restart is tried. A restart that ends undecided (MaxSubsets,
+	// rounding, an oracle failing there) is abandoned for the next. When the ladder is
+	// exhausted, or a budget, the Callback or the context ends the run, Minimize returns
+	// x* with its certificate (StatusCertified). Each restart costs a run from a new
+	// point (a descent and at least one escape) and counts in Stats.Restarts
+	// (Stats.RestartsImproved for those that lowered x*), its escapes in Stats.Escapes and
+	// towards MaxEscapes. Must be in [0, 60]. Ignored for a stochastic oracle. Default 0:
+	// no search.
+	Rungs int
+
+	// Tries is the number of restarts per rung. Must be nonnegative. Default 2.
+	Tries int
 }
 
 // FullSettings are the knobs of the quadratic model of alg:escaping_general_full, used by
@@ -215,6 +247,7 @@ const (
 	defaultCornerFailProb = 1e-3
 	defaultMaxSubsets     = 4096
 	defaultMaxEscapes     = 10000
+	defaultSearchTries    = 2
 	defaultFailProb       = 1e-3
 	defaultGradAccuracy   = 1.0 / 6
 	defaultHessAccuracy   = 1.0 / 6
@@ -269,6 +302,8 @@ func (s Settings) validated() (Settings, error) {
 		settingCheck{"Method", s.Method != MethodCorner || !s.isStochastic(),
 			"MethodCorner needs exact oracles (Stochastic.Grad and .NoisyFunc unset)"},
 		settingCheck{"MaxSubsets", s.MaxSubsets >= 0, "must be nonnegative"},
+		settingCheck{"Search.Rungs", s.Search.Rungs >= 0 && s.Search.Rungs <= 60, "must be in [0, 60]"},
+		settingCheck{"Search.Tries", s.Search.Tries >= 0, "must be nonnegative"},
 		settingCheck{"MaxEscapes", s.MaxEscapes >= 0, "must be nonnegative"},
 		settingCheck{"MaxGradEvals", s.MaxGradEvals >= 0, "must be nonnegative"},
 		settingCheck{"Method", s.Method >= 0 && s.Method < numMethods, "is not a Method constant"},
@@ -309,6 +344,9 @@ func (s *Settings) fillDefaults() {
 	}
 	if s.MaxEscapes == 0 {
 		s.MaxEscapes = defaultMaxEscapes
+	}
+	if s.Search.Tries == 0 {
+		s.Search.Tries = defaultSearchTries
 	}
 	if s.isStochastic() && s.Method == MethodAuto {
 		s.Method = MethodFull

@@ -205,6 +205,9 @@ type Stats struct {
 	// taken back because the escape after them could not decide (MaxSubsets, or
 	// rounding), X being then the point certified before the move.
 	Purifications, PurificationsUndone int
+	// Restarts counts the restarts of Settings.Search, and RestartsImproved those that led
+	// to a lower certified point.
+	Restarts, RestartsImproved int
 	// RadiusHalvings counts the times Minimize halved r after the model promised a
 	// decrease f did not deliver.
 	RadiusHalvings int

@@ -169,6 +169,8 @@ type Config struct {
 	Timeout       time.Duration // per instance; 0: none
 	EscapesOnly   bool
 	Seed          uint64
+	SearchRungs   int // Settings.Search.Rungs
+	SearchTries   int // Settings.Search.Tries
 }
 
 // Outcome is one instance's result.
@@ -200,7 +202,8 @@ func Run(ctx context.Context, in *Instance, x0 []float64, cfg Config) (*Outcome,
 		defer cancel()
 	}
 	s := houdini.Settings{Delta: cfg.Delta, Radius: cfg.Radius, MaxEscapes: cfg.MaxEscapes,
-		MaxSubsets: cfg.MaxSubsets, EscapesOnly: cfg.EscapesOnly, Seed: cfg.Seed}
+		MaxSubsets: cfg.MaxSubsets, EscapesOnly: cfg.EscapesOnly, Seed: cfg.Seed,
+		Search: houdini.SearchSettings{Rungs: cfg.SearchRungs, Tries: cfg.SearchTries}}
 	start := time.Now()
 	res, err := houdini.Minimize(ctx, in.Problem(), box, x0, s)
 	if err != nil {

@@ -41,6 +41,8 @@ func run(args []string, w io.Writer) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "wall-time budget per instance (StatusCanceled); 0: none")
 	only := fs.String("only", "", "run only instances whose name contains this string")
 	seed := fs.Uint64("seed", 1, "Settings.Seed")
+	rungs := fs.Int("rungs", 0, "Settings.Search.Rungs: after a certificate, restarts at 2r, 4r, …, 2^N·r from the best certified point")
+	tries := fs.Int("tries", 0, "Settings.Search.Tries: restarts per rung (0: the default, 2)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -61,9 +63,9 @@ func run(args []string, w io.Writer) error {
 		return err
 	}
 	cfg := Config{Delta: *delta, Radius: *radius, MaxEscapes: *maxEscapes, MaxSubsets: *maxSubsets,
-		Timeout: *timeout, EscapesOnly: *mode == "paper", Seed: *seed}
-	fmt.Fprintf(w, "BoxQP basic set, %s mode, δ = %g, r = %g, MaxEscapes %d, MaxSubsets %d, timeout %v\n\n",
-		*mode, *delta, *radius, *maxEscapes, *maxSubsets, *timeout)
+		Timeout: *timeout, EscapesOnly: *mode == "paper", Seed: *seed, SearchRungs: *rungs, SearchTries: *tries}
+	fmt.Fprintf(w, "BoxQP basic set, %s mode, δ = %g, r = %g, Search.Rungs %d, Search.Tries %d, MaxEscapes %d, MaxSubsets %d, timeout %v\n\n",
+		*mode, *delta, *radius, *rungs, *tries, *maxEscapes, *maxSubsets, *timeout)
 	for _, start := range starts {
 		var outs []*Outcome
 		fmt.Fprintf(w, "start %s\n\n| instance | n | value | optimum | gap %% | IPOPT centre gap %% | status | escapes / descent steps | s |\n|---|---:|---:|---:|---:|---:|---|---:|---:|\n", start)
@@ -90,8 +92,12 @@ func run(args []string, w io.Writer) error {
 		}
 		s := Summarize(outs)
 		fmt.Fprintf(w, "\n| solver | start | mean gap %% | median gap %% | max gap %% | solved /%d | total s |\n|---|---|---:|---:|---:|---:|---:|\n", len(outs))
-		fmt.Fprintf(w, "| **houdini %s, r = %g** | %s | %.3f | %.3f | %.2f | %d | %.2f |\n",
-			*mode, *radius, start, s.MeanGap, s.MedianGap, s.MaxGap, s.Solved, s.Total.Seconds())
+		name := fmt.Sprintf("houdini %s, r = %g", *mode, *radius)
+		if *rungs > 0 {
+			name += fmt.Sprintf(", search %d×%d", *rungs, max(*tries, 2))
+		}
+		fmt.Fprintf(w, "| **%s** | %s | %.3f | %.3f | %.2f | %d | %.2f |\n",
+			name, start, s.MeanGap, s.MedianGap, s.MaxGap, s.Solved, s.Total.Seconds())
 		for _, p := range peerRows {
 			fmt.Fprintf(w, "| %s | %s | %.3f | %.3f | %.2f | %d | %.2f |\n", p.Solver, p.Start, p.MeanGap, p.MedianGap, p.MaxGap, p.Solved, p.TotalSeconds)
 		}

@@ -48,6 +48,8 @@ func run(args []string, w io.Writer) error {
 	maxSubsets := fs.Int("maxsubsets", 4096, "subset budget per escape (StatusSubsetLimit)")
 	timeout := fs.Duration("timeout", 60*time.Second, "wall-time budget per run (StatusCanceled); 0: none")
 	seed := fs.Uint64("seed", 1, "Settings.Seed")
+	rungs := fs.Int("rungs", 0, "Settings.Search.Rungs: after a certificate, restarts at 2r, 4r, …, 2^N·r from the best certified point")
+	tries := fs.Int("tries", 0, "Settings.Search.Tries: restarts per rung (0: the default, 2)")
 	out := fs.String("out", "", "directory for the figures (fig_<mode>_<start>[_balanced].{png,svg}), created if missing; empty: no figure")
 	verbose := fs.Bool("v", false, "log every escape to stderr")
 	if err := fs.Parse(args); err != nil {
@@ -72,11 +74,12 @@ func run(args []string, w io.Writer) error {
 		return fmt.Errorf("unknown -mode %q", *mode)
 	}
 
-	fmt.Fprintf(w, "max-cut relaxation f = ½xᵀAx on [−1,1]ⁿ%s, δ = %g, r = %g, start %s, Purify %v, MaxEscapes %d, MaxSubsets %d, timeout %v\n\n",
-		map[bool]string{true: " ∩ {Σx = 0}", false: ""}[*balanced], *delta, *radius, *start, *purify, *maxEscapes, *maxSubsets, *timeout)
+	fmt.Fprintf(w, "max-cut relaxation f = ½xᵀAx on [−1,1]ⁿ%s, δ = %g, r = %g, start %s, Purify %v, Search.Rungs %d, Search.Tries %d, MaxEscapes %d, MaxSubsets %d, timeout %v\n\n",
+		map[bool]string{true: " ∩ {Σx = 0}", false: ""}[*balanced], *delta, *radius, *start, *purify, *rungs, *tries, *maxEscapes, *maxSubsets, *timeout)
 	for _, m := range modes {
 		cfg := Config{Delta: *delta, Radius: *radius, MaxEscapes: *maxEscapes, MaxSubsets: *maxSubsets,
-			Timeout: *timeout, EscapesOnly: m == "paper", Purify: *purify, Balanced: *balanced, Seed: *seed}
+			Timeout: *timeout, EscapesOnly: m == "paper", Purify: *purify, Balanced: *balanced, Seed: *seed,
+			SearchRungs: *rungs, SearchTries: *tries}
 		if *verbose {
 			cfg.Log = os.Stderr
 		}

@@ -190,6 +190,8 @@ type Config struct {
 	Purify        bool          // Settings.Purify: move flat coordinates to ±1 after a certificate
 	Balanced      bool
 	Seed          uint64
+	SearchRungs   int // Settings.Search.Rungs
+	SearchTries   int // Settings.Search.Tries
 	// Log, when not nil, receives one line per escape: examined and pruned subsets, the
 	// case and subset size of the move, f and the elapsed time.
 	Log io.Writer
@@ -264,6 +266,7 @@ func Run(ctx context.Context, g *Graph, x0 []float64, cfg Config) (*Outcome, err
 		Seed:        cfg.Seed,
 		EscapesOnly: cfg.EscapesOnly,
 		Purify:      cfg.Purify,
+		Search:      houdini.SearchSettings{Rungs: cfg.SearchRungs, Tries: cfg.SearchTries},
 		Callback: func(iter int, e *houdini.EscapeResult) bool {
 			// e.X is the point after the escape: the move when Found, else the point the
 			// escape examined (in fast mode, where the descent phase stopped).
