@@ -13,7 +13,7 @@ const lanczosBreakdown = 1e-10
 // lanczosMin returns the smallest Ritz value θ of the operator hv (a Hessian-vector
 // product) on the range of the orthogonal projector proj after at most k Lanczos steps
 // from the start z, and its unit Ritz vector u (in that range), or u = nil when z has no
-// component in it. Each step costs one call of hv; the basis is reorthogonalized in full
+// component in it (or k < 1). Each step costs one call of hv; the basis is reorthogonalized in full
 // (k is small), so θ is an upper bound on the smallest eigenvalue of the projected
 // operator that, by the Kaniel–Paige theory, converges first for the extreme ones: a few
 // steps find a clearly negative curvature (Kuczyński & Woźniakowski 1992, "Estimating the
@@ -21,7 +21,7 @@ const lanczosBreakdown = 1e-10
 // Matrix Anal. Appl. 13(4):1094–1122). gonum has no Lanczos iteration, hence this one.
 func lanczosMin(hv func(dst, v []float64) error, proj func([]float64) []float64, z []float64, k int) (float64, []float64, error) {
 	q := proj(z)
-	if nq := norm(q); nq > 0 {
+	if nq := norm(q); nq > 0 && k > 0 {
 		scale(q, 1/nq)
 	} else {
 		return 0, nil, nil
