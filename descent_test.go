@@ -62,7 +62,7 @@ func descentRun(t *testing.T, p Problem, c *Constraints, s Settings, x0 []float6
 	if err != nil {
 		t.Fatal(err)
 	}
-	rn := o.newRun(0)
+	rn := o.newRun(context.Background(), 0)
 	rn.far = descentFar * math.Max(1, math.Max(norm(x0), rn.r))
 	return rn
 }
