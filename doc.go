@@ -15,8 +15,10 @@
 // boundary (roots of a secular equation) and the hard case of the trust-region subproblem.
 // It returns a feasible point that lowers f by more than δ/3, or certifies x as a δ-SOSP of
 // the model. Minimize repeats Escape until a certificate or a budget; between escapes
-// it runs a first-order descent phase (gradient projection on the active rows) unless
-// Settings.EscapesOnly asks for the paper's pure escape loop.
+// it runs a descent phase — L-BFGS-B on a box, a quasi-Newton working-set method with
+// general rows, negative-curvature steps at saddles — down to a projected gradient of
+// 10⁻²·δ/r, unless Settings.EscapesOnly asks for the paper's pure escape loop.
+// Settings.Search restarts after a certificate for better points than the nearest δ-SOSP.
 //
 // Each escape costs about one eigendecomposition of M: the subsets are examined in M's
 // eigenbasis through small bordered systems (eigenbasis.go, Golub 1973), only two
@@ -54,13 +56,16 @@
 //  1. polyhedron: rows.go, constraints.go, faces.go (every computation with rows),
 //     preprocess.go, feasibility.go (phase one), polyhedron.go (the constructors)
 //  2. oracle: vrsg.go (the VRSG estimator, alg:vrsg), oracle.go (the evaluator)
-//  3. model: quadapprox.go (the quadratic model of alg:escaping_general_full)
+//  3. model: quadapprox.go (the quadratic model of alg:escaping_general_full), lbfgs.go
+//     (the descent phase's limited-memory BFGS model, compact form)
 //  4. subproblem: eigen.go, eigen_gonum.go, subspace.go, findinside.go (FindInside,
 //     alg:eigenvector_general_full: one driver), polyroots.go, dense.go and eigenbasis.go
-//     (its two backends)
+//     (its two backends), lbfgsb.go (L-BFGS-B's Cauchy point and subspace step),
+//     lanczos.go
 //  5. walk: walk.go (the subset walk), examiners.go, corner.go (FindInsideCorner,
 //     alg:eigenvector)
 //  6. drivers: run.go (one call's state), escape.go (HoudiniEscape and HoudiniCorner,
-//     alg:escaping_general_full and alg:matrix_copositivity), descent.go, purify.go,
-//     unbounded.go, minimize.go, houdini.go
+//     alg:escaping_general_full and alg:matrix_copositivity), unbounded.go,
+//     descentstate.go, curvature.go and descent.go (the descent phase), purify.go,
+//     search.go (Settings.Search), minimize.go, houdini.go
 package houdini

@@ -108,7 +108,9 @@ func (o *Optimizer) checkPoint(x []float64, what string) error {
 // times, Stats.RadiusHalvings); Result.Radius is the r of the certificate. A run is
 // deterministic: the same Settings (Seed included) give bit-identical Results.
 // Settings.Callback hears of every escape and Settings.Progress of every descent step,
-// escape, purification and radius halving.
+// escape, purification, radius halving and restart. With Settings.Search the run goes on
+// after a certificate from restart points farther and farther away and returns the lowest
+// certified point it met (see SearchSettings).
 //
 // Errors and results: Minimize returns (nil, err) exactly when it rejects its input before
 // the run starts: ErrBadProblem or a *SettingsError from New, and a *DimensionError,
@@ -135,8 +137,9 @@ func (o *Optimizer) checkPoint(x []float64, what string) error {
 // completed stands when the cancellation comes while Purify tries to move it. A nil ctx
 // means context.Background().
 //
-// Unbounded objectives: when the descent phase finds a direction u at an iterate x along
-// which no row of S blocks and the measured curvature is not positive, it follows the ray
+// Unbounded objectives: when a step of the descent phase along a direction u that no row
+// of S blocks ends at its cap still descending (the line search's largest step, or the
+// phase's bound ‖x‖ ≤ 10⁴·max(1, ‖x0‖, r)), it follows the ray from the new iterate x
 // x + t·u at t = 10r·2ᵏ, k = 0, …, 40 (out to about 1.1e13·r): when every such point,
 // projected onto S, is feasible and f there is lower than f(x) by at least half the
 // initial rate, f(x) − f(x + t·u) ≥ ½·t·|∇f(x)·u|, Minimize stops with StatusUnbounded at
