@@ -29,12 +29,16 @@ import (
 // point a few Lanczos steps on the face (curvatureStep) look for a curvature below −δ/r²,
 // and when they find one the phase moves along it to a lower point and goes on. A step
 // that the ratio test shortens is an ordinary step: the phase never ends because a step
-// was short. It also ends when the context is done, on an oracle error or the gradient
-// budget, or when no step lowers f at all (f's rounding: then χ may exceed τ, by at most
-// what f's resolution hides). Every step lowers f, strictly, and keeps x in S (clamped to
-// the box, or snapped onto the rows). It returns the last point and f(x) − f(last); with
-// an error the last accepted point too, and the decrease so far. Each accepted step is
-// counted in Stats.DescentSteps and reported to Settings.Progress.
+// was short. It also ends when the context is done, on an oracle error, the gradient
+// budget or the ray test of an unbounded f (probeRay, after a step that no row blocked
+// reached its cap), at the bound ‖x‖ ≤ 10⁴·max(1, ‖x0‖, r), or when not even the steepest
+// step on the face lowers f (f's rounding: then χ may exceed τ by what f's resolution
+// hides). Every step keeps x in S (clamped to the box, or snapped onto the rows) and lowers
+// the computed f — except where f's change is below its rounding, 10²·ε·|f|, and the
+// gradient shows the decrease instead (Hager–Zhang's approximate Wolfe test, approxWolfe).
+// It returns the last point and f(x) − f(last); with an error the last accepted point too,
+// and the decrease so far. Each accepted step is counted in Stats.DescentSteps and
+// reported to Settings.Progress.
 //
 // Certificates still come from Escape, which Minimize calls where the phase ends.
 func (rn *run) descend(ctx context.Context, x []float64) ([]float64, float64, error) {
@@ -42,6 +46,8 @@ func (rn *run) descend(ctx context.Context, x []float64) ([]float64, float64, er
 	if err != nil {
 		return append([]float64(nil), x...), 0, err
 	}
+	// The escape that follows starts its model with ∇f(x): the phase knows it already.
+	defer func() { rn.ev.remember(ds.x, ds.g) }()
 	checked := false // the curvature check ran at this point
 	maxIter := 10*(len(x)+rn.c.rowCount()) + 1000
 	for it := 0; it < maxIter && ctx.Err() == nil; it++ {

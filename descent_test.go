@@ -2,6 +2,7 @@ package houdini
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -378,4 +379,62 @@ func boundedPolytope(t *testing.T, rng *rand.Rand, d int, general bool) (*Constr
 		t.Fatal(err)
 	}
 	return c, x0
+}
+
+// rosenChain is the chained Rosenbrock function Σ 100(xᵢ₊₁ − xᵢ²)² + (1 − xᵢ)² (SciPy's
+// rosen) with its gradient.
+func rosenChain() Problem {
+	return Problem{
+		Func: func(x []float64) float64 {
+			f := 0.0
+			for i := 0; i+1 < len(x); i++ {
+				t := x[i+1] - x[i]*x[i]
+				f += 100*t*t + (1-x[i])*(1-x[i])
+			}
+			return f
+		},
+		Grad: func(g, x []float64) {
+			for i := range g {
+				g[i] = 0
+			}
+			for i := 0; i+1 < len(x); i++ {
+				t := x[i+1] - x[i]*x[i]
+				g[i] += -400*x[i]*t - 2*(1-x[i])
+				g[i+1] += 200 * t
+			}
+		},
+	}
+}
+
+// BenchmarkDescentRosenChain runs the descent phase alone on the chained Rosenbrock
+// function in [−2, 2]ᵈ from (−1.2, 1, …) (issue 15's benchmark; SciPy's L-BFGS-B takes
+// 76, 599 and 5835 gradient calls at d = 10, 100, 1000, examples/bounded/peers) and
+// reports the gradient calls per run.
+func BenchmarkDescentRosenChain(b *testing.B) {
+	for _, d := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("d%d", d), func(b *testing.B) {
+			lo, hi, x0 := make([]float64, d), make([]float64, d), make([]float64, d)
+			for i := range lo {
+				lo[i], hi[i], x0[i] = -2, 2, 1
+				if i%2 == 0 {
+					x0[i] = -1.2
+				}
+			}
+			box, _ := NewBox(lo, hi)
+			o, err := New(rosenChain(), box, Settings{Delta: 1e-6, Radius: 0.01})
+			if err != nil {
+				b.Fatal(err)
+			}
+			calls := 0
+			for b.Loop() {
+				rn := o.newRun(context.Background(), 0)
+				rn.far = math.Inf(1)
+				if _, _, err := rn.descend(context.Background(), x0); err != nil {
+					b.Fatal(err)
+				}
+				calls = rn.ev.stats.GradEvals
+			}
+			b.ReportMetric(float64(calls), "grads/op")
+		})
+	}
 }

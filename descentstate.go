@@ -21,6 +21,10 @@ const (
 	lsCurvature  = 0.9
 	lsStepTol    = 0.1
 	maxLineEvals = 20
+	// fNoise·|f| bounds the rounding of a computed f: a change below it cannot be seen,
+	// and the line search takes Hager and Zhang's approximate Wolfe test there
+	// (approxWolfe), so a step may leave the computed f higher by at most that much.
+	fNoise = 1e2 * eps
 	// maxStep caps a step along a direction no row blocks (L-BFGS-B's "big").
 	maxStep = 1e10
 	// descentFar·max(1, ‖x₀‖, r) bounds ‖x‖ in the descent phase (x₀ Minimize's start):
@@ -165,8 +169,9 @@ func (ds *descent) search(d []float64, gd, stp, stpmax float64, place func(float
 		if best == nil || t.f < best.f {
 			best, bestStep = t, stp
 		}
-		op, next, err := mt.Iterate(t.f, dot(t.g, d))
-		if (err == nil && op == optimize.MajorIteration) || errors.Is(err, optimize.ErrLinesearcherBound) {
+		dg := dot(t.g, d)
+		op, next, err := mt.Iterate(t.f, dg)
+		if (err == nil && op == optimize.MajorIteration) || errors.Is(err, optimize.ErrLinesearcherBound) || ds.approxWolfe(t, gd, dg) {
 			return ds.accept(t), stp >= stpmax, nil
 		}
 		if err != nil {
@@ -178,6 +183,24 @@ func (ds *descent) search(d []float64, gd, stp, stpmax float64, place func(float
 		return ds.accept(best), bestStep >= stpmax, nil
 	}
 	return false, false, nil
+}
+
+// approxWolfe reports whether the trial t passes the approximate Wolfe conditions of
+// Hager & Zhang (2005, "A new conjugate gradient method with guaranteed descent and an
+// efficient line search", SIAM J. Optim. 16(1):170–192, §4), taken where f's rounding
+// hides the decrease that the Armijo test asks for: f(t) is within fNoise·|f(x)| of
+// f(x), and the slope along the step went from gd to dg with
+//
+//	lsCurvature·gd ≤ dg ≤ (2·lsDecrease − 1)·gd,
+//
+// which for a quadratic is the Armijo test itself: the gradient shows the decrease that
+// the computed f cannot. Without Func the decrease is measured by integrating the
+// gradient, which has no such floor, and the test is not used.
+func (ds *descent) approxWolfe(t *trial, gd, dg float64) bool {
+	if ds.rn.p.Func == nil || math.Abs(ds.f-t.f) > fNoise*math.Abs(ds.f) {
+		return false
+	}
+	return dg >= lsCurvature*gd && dg <= (2*lsDecrease-1)*gd
 }
 
 // probe runs the ray test (probeRay) from x along d, a direction on which the last step

@@ -24,5 +24,5 @@ func ExampleNewPrinter() {
 	// Output:
 	// event     escapes  descent       grad       decrease     radius  escape
 	// descent         0        1          4              2        0.5
-	// escape          1        1          7              2        0.5  certified (1 subsets)
+	// escape          1        1          6              2        0.5  certified (1 subsets)
 }

@@ -55,18 +55,22 @@ func (q *lbfgs) update(s, y []float64) bool {
 	}
 	if len(q.s) == lbfgsMemory {
 		q.s, q.y = q.s[1:], q.y[1:]
+		q.sy, q.ss = shrink(q.sy), shrink(q.ss)
 	}
 	q.s = append(q.s, append([]float64(nil), s...))
 	q.y = append(q.y, append([]float64(nil), y...))
 	q.theta = yy / sy
 	n := len(q.s)
-	q.sy, q.ss = make([][]float64, n), make([][]float64, n)
-	for i := range q.s {
-		q.sy[i], q.ss[i] = make([]float64, n), make([]float64, n)
-		for j := range q.s {
-			q.sy[i][j] = dot(q.s[i], q.y[j])
-			q.ss[i][j] = dot(q.s[i], q.s[j])
-		}
+	// Only the newest row and column of SᵀY and SᵀS are new: O(m·d).
+	q.sy, q.ss = append(q.sy, make([]float64, n)), append(q.ss, make([]float64, n))
+	for i := 0; i < n; i++ {
+		q.sy[i] = append(q.sy[i][:n-1], 0)
+		q.ss[i] = append(q.ss[i][:n-1], 0)
+	}
+	for i := 0; i < n; i++ {
+		q.sy[n-1][i], q.sy[i][n-1] = dot(q.s[n-1], q.y[i]), dot(q.s[i], q.y[n-1])
+		q.ss[n-1][i] = dot(q.s[n-1], q.s[i])
+		q.ss[i][n-1] = q.ss[n-1][i]
 	}
 	K := mat.NewDense(2*n, 2*n, nil)
 	for i := 0; i < n; i++ {
@@ -82,6 +86,15 @@ func (q *lbfgs) update(s, y []float64) bool {
 	q.k = new(mat.LU)
 	q.k.Factorize(K)
 	return true
+}
+
+// shrink drops the first row and column of the square matrix a.
+func shrink(a [][]float64) [][]float64 {
+	a = a[1:]
+	for i := range a {
+		a[i] = a[i][1:]
+	}
+	return a
 }
 
 // wt returns Wᵀv = (Yᵀv, θSᵀv).
@@ -161,8 +174,10 @@ func (q *lbfgs) reducedStep(r []float64, proj func([]float64) []float64) []float
 	vtr := make([]float64, 2*n)
 	for i := range V {
 		vtr[i] = dot(V[i], r)
-		for j := range V {
-			vtv.Set(i, j, dot(V[i], V[j]))
+		for j := 0; j <= i; j++ {
+			v := dot(V[i], V[j])
+			vtv.Set(i, j, v)
+			vtv.Set(j, i, v)
 		}
 	}
 	var MV, N mat.Dense

@@ -1,8 +1,9 @@
 package houdini
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 // The two subproblems of one L-BFGS-B iteration on a box lo ≤ x ≤ hi (Byrd, Lu, Nocedal &
@@ -56,7 +57,7 @@ func cauchyPoint(q *lbfgs, x, g, lo, hi []float64) (xc, c []float64, free []bool
 			}
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return tb[order[a]] < tb[order[b]] })
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(tb[a], tb[b]) })
 	xc = append([]float64(nil), x...)
 	p := q.wt(d)
 	c = make([]float64, len(p))

@@ -38,6 +38,10 @@ type evaluator struct {
 	// maxGrad, when positive, is Settings.MaxGradEvals: a call past it returns
 	// errGradBudget instead of calling Grad.
 	maxGrad int
+	// lastX and lastG are the point and value of the last exact Grad call: asked again at
+	// the same point (an escape right after the descent phase ended there), grad answers
+	// without calling the oracle.
+	lastX, lastG []float64
 }
 
 // errGradBudget and errCanceled stop a run wherever the budget runs out or the context is
@@ -93,6 +97,10 @@ func (ev *evaluator) grad(g, x []float64) error {
 	if err := ev.canceled(); err != nil {
 		return err
 	}
+	if ev.sto == nil && ev.lastX != nil && slices.Equal(x, ev.lastX) {
+		copy(g, ev.lastG)
+		return nil
+	}
 	if ev.maxGrad > 0 && ev.stats.GradEvals >= ev.maxGrad {
 		return errGradBudget
 	}
@@ -103,7 +111,16 @@ func (ev *evaluator) grad(g, x []float64) error {
 	if i := allFinite(g); i >= 0 {
 		return &NonFiniteError{What: "Grad", Index: i, X: slices.Clone(x)}
 	}
+	ev.remember(x, g)
 	return nil
+}
+
+// remember keeps g as the exact gradient at x, which grad then returns without a call;
+// nothing for a stochastic oracle.
+func (ev *evaluator) remember(x, g []float64) {
+	if ev.sto == nil {
+		ev.lastX, ev.lastG = append(ev.lastX[:0], x...), append(ev.lastG[:0], g...)
+	}
 }
 
 func (ev *evaluator) hess(h *mat.SymDense, x []float64) error {
