@@ -260,7 +260,7 @@ func gradAt(p Problem, x []float64) []float64 {
 func stationarityRef(c *Constraints, x, g []float64, feasTol float64) float64 {
 	var act [][]float64
 	for i := 0; i < c.rowCount(); i++ {
-		if c.slack(i, x) <= c.tol(i, feasTol) {
+		if c.isActive(i, x, feasTol) {
 			act = append(act, append([]float64(nil), c.row(i)...))
 		}
 	}
