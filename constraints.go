@@ -195,6 +195,35 @@ func (c *Constraints) tol(i int, x []float64, feasTol float64) float64 {
 	return feasTol*math.Max(1, b) + roundTol*eps*(b+ax)
 }
 
+// slackBound returns the slack s of constraint i at x and a bound err on its distance
+// from the exact slack s* of the constraint as meant: |s − s*| ≤ err. The subset walk
+// relaxes each inequality by it, and charges the equalities' to its certificate (walk.go).
+// With u = ε/2 and A = |b̂ᵢ| + Σⱼ|âᵢⱼxⱼ|:
+//   - A bound xⱼ ≤ uⱼ or xⱼ ≥ lⱼ is taken as given: its slack is one subtraction, whose
+//     error TwoSum gives exactly (0 where x sits on the bound).
+//   - A row is taken up to the rounding of its data: its entries and bᵢ may themselves be
+//     the rounding of the row the caller meant (a row translated or rescaled in floating
+//     point), and are divided by ‖aᵢ‖ with one more rounding each, so the hyperplane near
+//     x is known to 2u(1 + u)·A; its slack is Dot2 (resid), within u|s| + γ²_{d+1}·A ≤
+//     u·A + γ²_{d+1}·A (γₙ = nu/(1 − nu)).
+//
+// err = ε·A + ½ε·A + (dε)²·A covers a row's parts and the rounding of A itself for any d
+// below 10⁶. O(nnz) for a row, O(1) for a bound.
+func (c *Constraints) slackBound(i int, x []float64) (s, err float64) {
+	if i >= c.m+c.p {
+		j, upper := c.bound(i)
+		if upper {
+			s, err = twoSum(c.upper[j], 0, -x[j])
+		} else {
+			s, err = twoSum(x[j], 0, -c.lower[j])
+		}
+		return s, math.Abs(err)
+	}
+	A := math.Abs(c.rhs[i]) + c.rows.absDot(i, x)
+	g2 := float64(c.d+1) * eps
+	return c.slack(i, x), 1.5*eps*A + g2*g2*A
+}
+
 // holds reports whether constraint i holds at x: excess ≤ tol.
 func (c *Constraints) holds(i int, x []float64, feasTol float64) bool {
 	return c.excess(i, x) <= c.tol(i, x, feasTol)

@@ -79,8 +79,8 @@ type cornerExaminer struct {
 	half float64 // δ/2, the test of alg:matrix_copositivity
 
 	// Scratch of length d: the iterate y (‖y‖ = r′), My ≈ ∇f(p + y) − ∇f(p), a point z
-	// and its gradient gz, ∇f(p), h0 = p − x, Mh0 ≈ ∇f(p) − ∇f(x) and a candidate. With
-	// viol (violated rows) they keep the power steps free of allocations.
+	// and its gradient gz, ∇f(p), h0 = p − x, Mh0 ≈ ∇f(p) − ∇f(x) and a candidate's
+	// offset. With viol (violated rows) they keep the power steps free of allocations.
 	y, my, z, gz, gp, h0, mh0, cand []float64
 	viol                            []int
 
@@ -89,6 +89,7 @@ type cornerExaminer struct {
 
 	found   bool
 	best    candidate
+	bestX   []float64 // x + best.h
 	bestDec float64
 	err     error
 }
@@ -129,28 +130,26 @@ func (w *cornerExaminer) project(v []float64) {
 // step, then runs FindInsideCorner (alg:eigenvector). It returns −Inf: no bound.
 func (w *cornerExaminer) examine(wk *walk) float64 {
 	t := len(wk.rows)
-	p := wk.point()
-	d := len(p)
+	d := len(wk.x)
 	rs := wk.radius()
 	w.verified = 0
 
 	// ∇f(p) and the model's constant c0 = f(p) − f(x) (exact for a quadratic: the
 	// trapezoid rule on ∇f along [x, p]).
-	for j := range p {
-		w.h0[j] = p[j] - wk.x[j]
-	}
+	copy(w.h0, wk.offset())
 	if wk.dist2[t] == 0 {
 		copy(w.gp, w.g0)
-	} else if err := w.ev.grad(w.gp, p); err != nil {
+	} else if err := w.ev.grad(w.gp, w.at(nil)); err != nil {
 		w.fail(err)
 		return math.Inf(-1)
 	}
-	for j := range p {
+	for j := range w.gp {
 		w.mh0[j] = w.gp[j] - w.g0[j]
 	}
 	if wk.dist2[t] > 0 {
 		c0 := dot(w.g0, w.h0) + 0.5*dot(w.h0, w.mh0)
-		w.try(p, c0, CaseVertex)
+		copy(w.cand, w.h0)
+		w.try(w.cand, c0, CaseVertex)
 		if w.found || w.err != nil {
 			return math.Inf(-1)
 		}
@@ -253,13 +252,22 @@ func (w *cornerExaminer) normalize(rs float64) bool {
 	return true
 }
 
+// at returns in z the point p + y = x + (h0 + y) where the oracle is called, p itself
+// for y = nil.
+func (w *cornerExaminer) at(y []float64) []float64 {
+	for j := range w.z {
+		w.z[j] = w.h0[j]
+		if y != nil {
+			w.z[j] += y[j]
+		}
+		w.z[j] += w.w.x[j]
+	}
+	return w.z
+}
+
 // evalMy sets my = ∇f(p + y) − ∇f(p), one gradient call; false on an oracle error.
 func (w *cornerExaminer) evalMy() bool {
-	p := w.w.point()
-	for j := range w.z {
-		w.z[j] = p[j] + w.y[j]
-	}
-	if err := w.ev.grad(w.gz, w.z); err != nil {
+	if err := w.ev.grad(w.gz, w.at(w.y)); err != nil {
 		w.fail(err)
 		return false
 	}
@@ -280,7 +288,6 @@ func (w *cornerExaminer) tryDirs(both bool, kase Case) {
 	c0 := dot(w.g0, w.h0) + 0.5*dot(w.h0, w.mh0)
 	ymy, h0my := dot(w.y, w.my), dot(w.h0, w.my)
 	ymh0 := dot(w.y, w.mh0)
-	p := w.w.point()
 	for _, s := range [2]float64{1, -1} {
 		if s < 0 && !both {
 			return
@@ -289,26 +296,31 @@ func (w *cornerExaminer) tryDirs(both bool, kase Case) {
 		if q >= -w.half {
 			continue
 		}
-		X := w.cand
-		for j := range X {
-			X[j] = p[j] + s*w.y[j]
+		h := w.cand
+		for j := range h {
+			h[j] = w.h0[j] + s*w.y[j]
 		}
-		w.try(X, q, kase)
+		w.try(h, q, kase)
 		if w.found || w.err != nil {
 			return
 		}
 	}
 }
 
-// try checks the candidate X (model change q; X may be scratch, and is not kept) against
-// S and the ball, repairing rounding-level violations as walk.consider does, and
-// measures its decrease on f; at most maxVerify candidates per subset are measured.
-func (w *cornerExaminer) try(X []float64, q float64, kase Case) {
+// try checks the candidate x + h (model change q; h may be scratch, and is not kept)
+// against S_w and the ball, repairing rounding-level violations as walk.consider does,
+// forms its point (walk.toPoint) and measures its decrease on f; at most maxVerify
+// candidates per subset are measured.
+func (w *cornerExaminer) try(h []float64, q float64, kase Case) {
 	if q >= -w.half || w.verified >= maxVerify {
 		return
 	}
 	wk := w.w
-	X, _, ok := wk.repair(X, &w.viol)
+	h, _, ok := wk.repair(h, &w.viol)
+	if !ok {
+		return
+	}
+	X, hh, ok := wk.toPoint(h)
 	if !ok {
 		return
 	}
@@ -320,7 +332,8 @@ func (w *cornerExaminer) try(X []float64, q float64, kase Case) {
 	}
 	if dec > w.half {
 		w.found = true
-		w.best = candidate{X: slices.Clone(X), q: q, kase: kase, subset: slices.Sorted(slices.Values(wk.rows[wk.base:]))}
+		w.best = candidate{h: hh, q: q, kase: kase, subset: slices.Sorted(slices.Values(wk.rows[wk.base:]))}
+		w.bestX = X
 		w.bestDec = dec
 		wk.stop(false)
 	}

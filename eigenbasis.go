@@ -45,19 +45,19 @@ type eigenbasis struct {
 	bs                   bordered
 }
 
-// newEigenbasis builds the eigenbasis of the model v, M at x on the affine set through pF
-// whose directions are orthogonal to the orthonormal basis (the rows held at the base);
+// newEigenbasis builds the eigenbasis of the model v, M at x on the affine set through
+// x + h0 (h0 = p_F − x) whose directions are orthogonal to the orthonormal basis (the rows
+// held at the base);
 // nil when that set is a point or the eigendecomposition fails (the dense backend then
 // examines every subset), or when ctx is done before the eigendecomposition ends
 // (symEigenCtx). Cost: one eigendecomposition of order d − t₀ and, with t₀ =
 // len(basis) rows held, O(full²·t₀) to project M and map the eigenvectors back.
-func newEigenbasis(ctx context.Context, M *mat.SymDense, v, x, pF []float64, basis [][]float64) *eigenbasis {
-	full, t0 := len(x), len(basis)
+func newEigenbasis(ctx context.Context, M *mat.SymDense, v, h0 []float64, basis [][]float64) *eigenbasis {
+	full, t0 := len(h0), len(basis)
 	d := full - t0
 	if d == 0 {
 		return nil
 	}
-	h0 := sub(pF, x)
 	g := make([]float64, full) // g_F = v + M(p_F − x)
 	mat.NewVecDense(full, g).MulVec(M, mat.NewVecDense(full, h0))
 	c0 := dot(v, h0) + 0.5*dot(g, h0)
@@ -97,7 +97,7 @@ func newEigenbasis(ctx context.Context, M *mat.SymDense, v, x, pF []float64, bas
 }
 
 // base returns FindInside for the base subset, in the eigenbasis: candidates y in its
-// coordinates (X = p_F + Qy) and the relaxed bound, for the ball of radius rs. The
+// coordinates (the point p_F + Qy, offset h_F + Qy) and the relaxed bound, for the ball of radius rs. The
 // spectrum is known, so this is the dense backend at no factorization cost.
 func (eb *eigenbasis) base(rs, keep float64) ([]subCandidate, float64) {
 	diag := mat.NewSymDense(eb.d, nil)
@@ -131,9 +131,10 @@ func eigenbasisCheaper(d, t int) bool {
 	return fast < ref
 }
 
-// toPoint returns p + Qh for h in the eigenbasis.
-func (eb *eigenbasis) toPoint(p, h []float64) []float64 {
-	X := append([]float64(nil), p...)
+// toOffset returns h0 + Qh for h in the eigenbasis (h0 = p − x, so the result is the
+// offset of p + Qh).
+func (eb *eigenbasis) toOffset(h0, h []float64) []float64 {
+	X := append([]float64(nil), h0...)
 	blas64.Gemv(blas.NoTrans, 1, eb.Q.RawMatrix(), blas64.Vector{N: eb.d, Inc: 1, Data: h}, 1, blas64.Vector{N: eb.full, Inc: 1, Data: X})
 	return X
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // The escapes: HoudiniEscape (alg:escaping_general_full, the full path) and HoudiniCorner
@@ -55,13 +57,13 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 	if err != nil {
 		return nil, err
 	}
-	if rn.precisionLost(x, mod.v) {
-		return &EscapeResult{X: x, NumericalFailure: true, Radius: rn.r, Method: MethodFull}, nil
-	}
 	w := newWalk(ctx, rn.c, x, rn.r, mod, rn.s, rn.test.noPrune)
 	if !rn.test.noPrune {
 		w.holdForcedRows()
 	}
+	// Past η ≥ δ/6 the walk still looks for moves (f checks them), but cannot certify.
+	eta := modelRounding(len(x), norm(mod.v), mat.Norm(mod.M, 2), rn.r) + w.eqErr + w.forcedErr
+	decidable := eta < rn.s.Delta/6
 	ref := newReferenceExaminer(mod)
 	w.ex = ref
 	var eig *eigenExaminer
@@ -86,39 +88,54 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 		res.Fallbacks = eig.fallbacks
 	}
 	res.Active, res.KKTResidual = rn.c.activeSet(x, mod.v, rn.s.FeasTol)
-	if found, err := rn.verifyBest(res, w.pool.best); found || err != nil {
+	if found, err := rn.verifyBest(res, w); found || err != nil {
 		return res, err
 	}
-	res.Certified = res.Complete && w.pool.qmin > -rn.s.Delta/2
+	// qmin is within η (eqErr and forcedErr included) of the model's minimum over
+	// (S − x) ∩ B(0, r) (walk.go).
+	res.Certified = res.Complete && decidable && w.pool.qmin > -rn.s.Delta/2+eta
 	if res.Certified {
 		res.Confidence = 1
+	} else if w.lost > 0 || !decidable {
+		res.NumericalFailure = true // rounding decides: of x + h (lost), or of the values (η)
 	}
 	return res, nil
 }
 
-// verifyBest measures the decrease of the candidates, best first, and fills res with the
-// first whose decrease exceeds δ/3 (verify); found reports one.
-func (rn *run) verifyBest(res *EscapeResult, best []candidate) (found bool, err error) {
-	if len(best) == 0 {
+// verifyBest measures the decrease of the walk's best candidates, best first, at their
+// points x + h (walk.toPoint), and fills res with the first whose decrease exceeds δ/3
+// (verify); found reports one. A candidate whose point cannot be formed, or whose model
+// value at the point formed is no longer below −δ/3 and whose decrease fails, counts as
+// lost to rounding (walk.lost).
+func (rn *run) verifyBest(res *EscapeResult, w *walk) (found bool, err error) {
+	if len(w.pool.best) == 0 {
 		return false, nil
 	}
 	base, err := rn.ev.startDecrease(res.X)
 	if err != nil {
 		return false, err
 	}
-	for _, cand := range best {
-		dec, ok, err := rn.ev.verify(base, cand.X, rn.s.Delta/3)
+	for _, cand := range w.pool.best {
+		X, hh, ok := w.toPoint(cand.h)
+		if !ok {
+			continue
+		}
+		q := w.mod.value(hh)
+		dec, ok, err := rn.ev.verify(base, X, rn.s.Delta/3)
 		if err != nil {
 			return false, err
 		}
 		if ok {
 			res.Found = true
-			res.X = cand.X
+			res.X = X
 			res.Decrease = dec
-			res.ModelDecrease = -cand.q
+			res.ModelDecrease = -q
 			res.Case = cand.kase
 			res.Subset = cand.subset
 			return true, nil
+		}
+		if !(q < w.pool.keep) {
+			w.lost++
 		}
 	}
 	return false, nil
@@ -167,13 +184,12 @@ func (rn *run) cornerEscape(ctx context.Context, x []float64) (*EscapeResult, er
 	if err := ev.grad(g0, x); err != nil {
 		return nil, err
 	}
-	if rn.precisionLost(x, g0) {
-		return &EscapeResult{X: x, NumericalFailure: true, Radius: rn.r, Method: MethodCorner}, nil
-	}
 	L, err := lipschitz(x, g0, ev, rn.rng, rn.s, rn.r)
 	if err != nil {
 		return nil, err
 	}
+	eta := modelRounding(len(x), norm(g0), math.Sqrt(float64(len(x)))*L, rn.r)
+	decidable := eta < rn.s.Delta/6
 	base, err := ev.startDecrease(x)
 	if err != nil {
 		return nil, err
@@ -197,14 +213,16 @@ func (rn *run) cornerEscape(ctx context.Context, x []float64) (*EscapeResult, er
 		Iters:    ce.iters,
 	}
 	res.Active, res.KKTResidual = rn.c.activeSet(x, g0, rn.s.FeasTol)
-	if !ce.found && res.Complete && cornerCertifiable(w, g0, rn.s) {
+	if !ce.found && res.Complete && decidable && cornerCertifiable(w, g0, rn.s) {
 		res.Certified = true
 		res.Confidence = 1 - rn.s.Corner.FailProb
+	} else if !ce.found && (w.lost > 0 || !decidable) {
+		res.NumericalFailure = true
 	}
 	if ce.found {
 		res.Found = true
 		res.Complete = false
-		res.X = ce.best.X
+		res.X = ce.bestX
 		res.Decrease = ce.bestDec
 		res.ModelDecrease = -ce.best.q
 		res.Case = ce.best.kase
@@ -213,21 +231,46 @@ func (rn *run) cornerEscape(ctx context.Context, x []float64) (*EscapeResult, er
 	return res, nil
 }
 
-// precisionFactor multiplies ε in precisionLost's bound on the rounding of the model's
-// values and of the slacks: a generous count of the operations each passes through.
+// precisionFactor multiplies (d + 2)·ε in modelRounding: the backward-error constant of
+// the eigensolver and of the secular solves, with room to spare.
 const precisionFactor = 16
 
-// precisionLost reports whether rounding at x can exceed the resolution an escape needs,
-// δ/6: the model's values on the ball carry an error of about ε·d·‖v‖·r (projections of
-// v), and, when there are rows, each slack one of ε·(‖x‖ + |b̂ᵢ|), which a gradient of
-// norm ‖v‖ turns into ε·‖v‖·(‖x‖ + |b̂ᵢ|) of f. When precisionFactor times their sum
-// exceeds δ/6, neither a move nor a certificate means anything — typically the iterates of an unbounded problem
-// have run off to ‖x‖ ≈ 1e15 — and the escape reports NumericalFailure instead.
-func (rn *run) precisionLost(x, v []float64) bool {
-	scale := float64(len(x)) * rn.r
-	if c := rn.c; c != nil { // slacks only matter where there are rows
-		scale += norm(x) + c.maxOffset()
-	}
-	noise := precisionFactor * eps * norm(v) * scale
-	return !(noise <= rn.s.Delta/6)
+// modelRounding returns η, a bound on the rounding error of the model values an escape
+// compares with −δ/3 and −δ/2, for the model vᵀh + ½hᵀMh on ‖h‖ ≤ r with ‖v‖ = nv and
+// ‖M‖_F = nM (the corner path passes √d·L for nM):
+//
+//	η = precisionFactor·(d + 2)·ε·(nv + nM·r)·r.
+//
+// Every value the walk computes is of this model at an offset h from x (walk.go), so η
+// does not depend on x, on the rows or their offsets:
+//   - a value computed by dot products of length ≤ d + 1 carries at most
+//     γ_{d+1}(|v|ᵀ|h| + ½|h|ᵀ|M||h|) ≤ (d + 2)u·(nv + ½nM·r)·r (Cauchy–Schwarz, and
+//     ‖|M|‖₂ ≤ ‖M‖_F), u = ε/2;
+//   - a candidate computed from an eigendecomposition or a secular solve is the exact one
+//     of v + Δv, M + ΔM with ‖Δv‖ ≤ c(d + 2)u·nv, ‖ΔM‖ ≤ c(d + 2)u·nM (backward
+//     stability, c the solver's constant), and a perturbation of the model by Δv, ΔM
+//     moves every value on the ball, the minimum over any set included, by at most
+//     ‖Δv‖r + ½‖ΔM‖r²;
+//   - an offset computed by projections carries a relative error of about (d + 2)u,
+//     which moves q by at most ‖∇q‖·(d + 2)u·r ≤ (nv + nM·r)(d + 2)u·r.
+//
+// With precisionFactor ≥ 2 + c these add up to less than η. The other two sources of
+// rounding are not values: the slacks at x, whose error slackBound bounds and the walk
+// absorbs by relaxing each row by it (S_w ⊇ S − x), and the rounding of the point
+// X = x + h, which walk.toPoint keeps inside the ball and checks against the documented
+// tolerance, counting the candidates it loses.
+//
+// The equalities add eqErr (walk.equalityErr), 0 without them, and the forced rows
+// forcedErr (walk.holdForcedRows), 0 unless they are general rows through x, to η. An escape uses η twice: it certifies only when the best value found
+// exceeds −δ/2 + η
+// (the minimum over S ∩ B(x, r) then exceeds −δ/2), and only when η < δ/6, so that a
+// relaxed bound that prunes at −δ/3 (walk.enumerate) stays above −δ/2 and every value
+// below −δ/2 is computed below −δ/3, where candidates are kept. When η ≥ δ/6 — a
+// gradient or curvature about 10¹³/d times δ/r or δ/r² — the escape still moves where f
+// confirms a decrease, but certifies nothing and otherwise reports NumericalFailure.
+// Nothing here depends on ‖x‖/r: far from the origin, the escape finds the moves that the
+// grid of floats near x can represent (toPoint) and reports a precision outcome where it
+// cannot.
+func modelRounding(d int, nv, nM, r float64) float64 {
+	return precisionFactor * float64(d+2) * eps * (nv + nM*r) * r
 }

@@ -4,9 +4,9 @@ import "gonum.org/v1/gonum/mat"
 
 // The examiners of the full path: each runs lines line:proj_start–line:proj_end and
 // FindInside (alg:eigenvector_general_full) for the subset a walk holds, on the model
-// f(x + h) ≈ f(x) + vᵀh + ½hᵀMh. With p the projection of x on the subset's affine set,
-// r′ = √(r² − ‖p − x‖²), O an orthonormal basis of the affine set's directions, the
-// model at p + Oy is
+// f(x + h) ≈ f(x) + vᵀh + ½hᵀMh, in offsets (walk.go). With p the projection of x on the
+// subset's affine set, r′ = √(r² − ‖p − x‖²), O an orthonormal basis of the affine set's
+// directions, the model at p + Oy is
 //
 //	c0 + v′ᵀy + ½yᵀM′y,   M′ = OᵀMO,  v′ = Oᵀ(v + M(p − x)),
 //	c0 = vᵀ(p − x) + ½(p − x)ᵀM(p − x).
@@ -28,11 +28,7 @@ func (r *referenceExaminer) popped()                   {}
 
 func (r *referenceExaminer) examine(w *walk) float64 {
 	d := len(w.x)
-	p := w.point()
-	h0 := make([]float64, d)
-	for j := range h0 {
-		h0[j] = p[j] - w.x[j]
-	}
+	h0 := w.offset()
 	mh := mat.NewVecDense(d, r.mh)
 	mh.MulVec(r.mod.M, mat.NewVecDense(d, h0))
 	c0 := dot(r.mod.v, h0) + 0.5*dot(r.mh, h0)
@@ -49,16 +45,16 @@ func (r *referenceExaminer) examine(w *walk) float64 {
 		r.failed = true
 	}
 	for _, sc := range cands {
-		w.consider(embed(p, sc.y), sc.q, sc.kase)
+		w.consider(embed(h0, sc.y), sc.q, sc.kase)
 	}
 	return lower
 }
 
 // subproblem returns M′ and v′ = Oᵀg for the subset w holds, and embed, which maps a
-// point y of the subspace to p + Oy. O is the identity when no row is held, the columns
+// point y of the subspace to the offset h0 + Oy (h0 = p − x). O is the identity when no row is held, the columns
 // eⱼ of the free coordinates when every held row is a bound (M′ is then M's submatrix),
 // and otherwise the complement of the rows' Householder QR (subspace).
-func (r *referenceExaminer) subproblem(w *walk, g []float64) (Ms *mat.SymDense, vs []float64, embed func(p, y []float64) []float64) {
+func (r *referenceExaminer) subproblem(w *walk, g []float64) (Ms *mat.SymDense, vs []float64, embed func(h0, y []float64) []float64) {
 	t, d := len(w.rows), len(w.x)
 	M := r.mod.M
 	switch {
@@ -138,7 +134,7 @@ type eigenExaminer struct {
 // when no eigenbasis can be made (the base set is a point, the eigensolver fails, or the
 // walk's context is done: the walk then stops at its first subset).
 func newEigenExaminer(w *walk, ref *referenceExaminer) *eigenExaminer {
-	eb := newEigenbasis(w.ctx, w.mod.M, w.mod.v, w.x, w.point(), w.basis)
+	eb := newEigenbasis(w.ctx, w.mod.M, w.mod.v, w.offset(), w.basis)
 	if eb == nil {
 		return nil
 	}
@@ -166,14 +162,14 @@ func (e *eigenExaminer) examine(w *walk) float64 {
 	return e.ref.examine(w)
 }
 
-// consider considers the candidates of the eigenbasis, points p + Qy.
+// consider considers the candidates of the eigenbasis, offsets h0 + Qy (h0 = p − x).
 func (e *eigenExaminer) consider(w *walk, cands []subCandidate) {
-	p := w.point()
+	h0 := w.offset()
 	for _, c := range cands {
-		X := append([]float64(nil), p...)
+		h := append([]float64(nil), h0...)
 		if c.kase != CaseVertex {
-			X = e.eb.toPoint(p, c.y)
+			h = e.eb.toOffset(h0, c.y)
 		}
-		w.consider(X, c.q, c.kase)
+		w.consider(h, c.q, c.kase)
 	}
 }

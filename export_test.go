@@ -23,11 +23,17 @@ func (o *Optimizer) setReferenceEscape(on bool) { o.test.referenceEscape = on }
 // forcedRows returns the number of rows the walk at x holds as forced (holdForcedRows),
 // for the exact model at x (Seed 0).
 func (o *Optimizer) forcedRows(x []float64) int {
+	n, _ := o.forcedRowsErr(x)
+	return n
+}
+
+// forcedRowsErr is forcedRows with the walk's forcedErr.
+func (o *Optimizer) forcedRowsErr(x []float64) (int, float64) {
 	rn := o.newRun(context.Background(), 0)
 	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r)
 	w := newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
 	w.holdForcedRows()
-	return w.forced
+	return w.forced, w.forcedErr
 }
 
 // lpVerdict is the outcome of phaseOne below.

