@@ -34,8 +34,10 @@ var relTransforms = []struct{ t, rows, obj float64 }{
 // precision outcome (these scales are decidable: r ≥ 0.05 ≫ 10⁸·ε). Copies whose rows
 // NewConstraints calls empty, or whose x one float64 evaluation calls infeasible, are
 // counted and skipped: the rounding of a translation can close an equality's slab (the
-// bruteforce doc's pitfall), and judging that is the polyhedron's concern. 2400
-// instances, 400 under -short.
+// bruteforce doc's pitfall), and judging that is the polyhedron's concern. Half the
+// instances give the set as rows alone (equalities as opposite pairs, bounds as rows),
+// half by NewPolyhedron with first-class equalities and bounds. 2400 instances, 400 under
+// -short.
 func TestEscapeTransformedBruteForce(t *testing.T) {
 	n := 2400
 	if testing.Short() {
@@ -60,10 +62,10 @@ func TestEscapeTransformedBruteForce(t *testing.T) {
 		default:
 			kind, delta = 1, -4*m
 		}
-		withHess := i%4 != 3
+		withHess, firstClass := i%4 != 3, i%2 == 1
 		for _, tr := range relTransforms {
 			in := base.Transform(tr.t, tr.rows, tr.obj)
-			v, why := relTransformedVerdict(ctx, in, delta*tr.obj, m*tr.obj, kind, withHess)
+			v, why := relTransformedVerdict(ctx, in, delta*tr.obj, m*tr.obj, kind, withHess, firstClass)
 			counts[fmt.Sprintf("%-22s %s", []string{"must move", "certificate expected", "m ≈ 0"}[kind], v)]++
 			if why != "" {
 				failures++
@@ -82,17 +84,16 @@ func TestEscapeTransformedBruteForce(t *testing.T) {
 }
 
 // relTransformedVerdict runs one Escape of the instance and returns its verdict and why it
-// is wrong ("" when it is not), m being the base minimum in the copy's units.
-func relTransformedVerdict(ctx context.Context, in *bruteforce.Instance, delta, m float64, kind int, withHess bool) (verdict, why string) {
+// is wrong ("" when it is not), m being the base minimum in the copy's units. The set is
+// given as rows alone (equalities as opposite pairs, bounds as rows) or, firstClass, by
+// NewPolyhedron with its equalities and bounds.
+func relTransformedVerdict(ctx context.Context, in *bruteforce.Instance, delta, m float64, kind int, withHess, firstClass bool) (verdict, why string) {
 	A, b := relTransformedRows(in)
-	var c *houdini.Constraints
-	if len(A) > 0 {
-		var err error
-		if c, err = houdini.NewConstraints(relDense(A), b); errors.Is(err, houdini.ErrEmpty) {
-			return "rows called empty (skipped)", ""
-		} else if err != nil {
-			return "error", fmt.Sprintf("NewConstraints: %v", err)
-		}
+	c, err := relTransformedSet(in, A, b, firstClass)
+	if errors.Is(err, houdini.ErrEmpty) {
+		return "rows called empty (skipped)", ""
+	} else if err != nil {
+		return "error", fmt.Sprintf("NewPolyhedron: %v", err)
 	}
 	p := houdini.Problem{Func: in.Func, Grad: in.Grad}
 	if withHess {
@@ -130,6 +131,25 @@ func relTransformedVerdict(ctx context.Context, in *bruteforce.Instance, delta, 
 		return verdict, fmt.Sprintf("Escape: %v", err)
 	}
 	return verdict, fmt.Sprintf("the escape ended %s (numerical failure %v) on a decidable instance", verdict, e.NumericalFailure)
+}
+
+// relTransformedSet returns the instance's set: NewConstraints(A, b) of the rows alone, or
+// NewPolyhedron of its parts when firstClass; nil without constraints.
+func relTransformedSet(in *bruteforce.Instance, A [][]float64, b []float64, firstClass bool) (*houdini.Constraints, error) {
+	if len(A) == 0 {
+		return nil, nil
+	}
+	if !firstClass {
+		return houdini.NewConstraints(relDense(A), b)
+	}
+	P := houdini.Polyhedron{Lower: in.Lower, Upper: in.Upper}
+	if len(in.A) > 0 {
+		P.A, P.B = relDense(in.A), in.B
+	}
+	if len(in.Aeq) > 0 {
+		P.Aeq, P.Beq = relDense(in.Aeq), in.Beq
+	}
+	return houdini.NewPolyhedron(P)
 }
 
 // relTransformedRows returns the instance's rows as houdini takes them: A, each equality

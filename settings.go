@@ -38,10 +38,10 @@ type Settings struct {
 	// point does. It does not widen a certificate: a certificate at x concerns S itself,
 	// every y with Ay ≤ b, Aeq y = beq and lower ≤ y ≤ upper exactly and ‖y − x‖ ≤ r,
 	// whatever the rounding of x, of the rows' scaling and of the slacks (the escape
-	// relaxes each constraint by a bound on that rounding, so that it decides on a superset
-	// of S); points that violate constraints by less than the tolerance are not covered,
-	// and in a sliver of nearly parallel rows they can be far lower. Must be in [0, 1).
-	// Default 1e-9.
+	// relaxes each inequality by a bound on that rounding, so that it decides on a superset
+	// of S, and charges the equalities' rounding to the certificate's margin); points that
+	// violate constraints by less than the tolerance are not covered, and in a sliver of
+	// nearly parallel rows they can be far lower. Must be in [0, 1). Default 1e-9.
 	FeasTol float64
 
 	// Method selects the escape: MethodFull (HoudiniEscape, a d×d model, can certify;
