@@ -78,11 +78,12 @@ type cornerExaminer struct {
 	L    float64
 	half float64 // δ/2, the test of alg:matrix_copositivity
 
-	// Scratch of length d: the iterate y (‖y‖ = r′), My ≈ ∇f(p + y) − ∇f(p), a point z
-	// and its gradient gz, ∇f(p), h0 = p − x, Mh0 ≈ ∇f(p) − ∇f(x) and a candidate's
-	// offset. With viol (violated rows) they keep the power steps free of allocations.
-	y, my, z, gz, gp, h0, mh0, cand []float64
-	viol                            []int
+	// Scratch of length d: the iterate y (‖y‖ = r′) and a saved earlier one, My ≈ ∇f(p +
+	// y) − ∇f(p), a point z and its gradient gz, ∇f(p), h0 = p − x, Mh0 ≈ ∇f(p) − ∇f(x)
+	// and a candidate's offset. With viol (violated rows) they keep the power steps free
+	// of allocations.
+	y, saved, my, z, gz, gp, h0, mh0, cand []float64
+	viol                                   []int
 
 	verified int // decrease checks in the current subset
 	iters    int // power steps over the escape
@@ -100,7 +101,7 @@ func newCornerExaminer(w *walk, ev *evaluator, rng *rand.Rand, s *Settings, base
 	d := len(w.x)
 	return &cornerExaminer{
 		w: w, ev: ev, rng: rng, s: s, base: base, g0: g0, L: L, half: s.Delta / 2,
-		y: make([]float64, d), my: make([]float64, d), z: make([]float64, d),
+		y: make([]float64, d), saved: make([]float64, d), my: make([]float64, d), z: make([]float64, d),
 		gz: make([]float64, d), gp: make([]float64, d), h0: make([]float64, d),
 		mh0: make([]float64, d), cand: make([]float64, d),
 	}
@@ -190,6 +191,10 @@ func (w *cornerExaminer) powerIteration(rs float64, m int) {
 		return
 	}
 	T := w.steps(rs, m)
+	// Brent's cycle detection: y is compared with the iterate saved at the last power of
+	// two of the steps since the previous save.
+	copy(w.saved, w.y)
+	power, lam := 1, 0
 	for it := 0; ; it++ {
 		if it%ctxEveryIter == ctxEveryIter-1 && w.w.ctx.Err() != nil {
 			w.w.stop(true)
@@ -211,6 +216,18 @@ func (w *cornerExaminer) powerIteration(rs float64, m int) {
 		w.project(w.y)
 		if !w.normalize(rs) {
 			return
+		}
+		// y repeats an earlier iterate: the steps are a function of y alone (the oracle is
+		// exact on the corner path), so every further step would repeat a step already made
+		// and its candidates already tried. Stop: at a fixed point or a short cycle the
+		// evaluator answers the repeated points from its cache, so MaxGradEvals would not
+		// bound the up to 2³¹ steps of T.
+		if slices.Equal(w.y, w.saved) {
+			return
+		}
+		if lam++; lam == power {
+			copy(w.saved, w.y)
+			power, lam = 2*power, 0
 		}
 	}
 }

@@ -396,7 +396,7 @@ func TestNoPanicSweep(t *testing.T) {
 					if res != nil {
 						outcomes[res.Status.String()]++
 						if res.Status == houdini.StatusCanceled {
-							t.Logf("%s, x0 = %v: canceled by the 2 s timeout (%d gradient calls)", name, x0, res.Stats.GradEvals)
+							fail("%s, x0 = %v: a run of d ≤ 3 with at most 3000 gradient calls took the 2 s timeout (%d gradient calls)", name, x0, res.Stats.GradEvals)
 						}
 						if res.Status == houdini.StatusCertified && !st.s.Stochastic.Grad && !st.s.Stochastic.NoisyFunc {
 							if y, drop := sweepProbe(obj.make(d), c, res.X, res.Radius, rng); drop > res.Delta {
@@ -541,4 +541,61 @@ func maxAbs(x []float64) float64 {
 		m = math.Max(m, math.Abs(v))
 	}
 	return m
+}
+
+// TestCornerPowerIterationStopsAtFixedPoint (found by TestNoPanicSweep): the corner path's
+// power iteration runs T = ⌈L r′²/(2εδ)·ln(√m/ξ)⌉ steps, capped at 2³¹; once its iterate is a
+// fixed point, every step repeats the last exactly and the evaluator answers it from its
+// cache, so MaxGradEvals does not bound it. With a small δ (here f = ½x² on [−1, 1], δ =
+// 1e-12, T = 2³¹), an Escape spun for minutes without an oracle call; it must stop at the
+// fixed point, with the same verdict, at once.
+func TestCornerPowerIterationStopsAtFixedPoint(t *testing.T) {
+	box, err := houdini.NewBox([]float64{-1}, []float64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := houdini.Problem{Func: func(x []float64) float64 { return 0.5 * x[0] * x[0] },
+		Grad: func(g, x []float64) { g[0] = x[0] }}
+	// A 2-cycle of the iterate at rounding level, found by the sweep: rows of very
+	// different scales, f ×1e200. Before, a corner Minimize spun for minutes here.
+	rows, err := houdini.NewConstraints(mat.NewDense(3, 2, []float64{1e150, 0, 0, 1e-150, -1e-300, -1e-300}), []float64{1e150, 1e-150, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := houdini.New(sweepSaddle(2, 1e200, 0, true, false), rows, houdini.Settings{Delta: 1e-2, Radius: 0.5, Method: houdini.MethodCorner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t0 := time.Now()
+	res, err := o.Minimize(ctx, []float64{0, 0})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(t0); el > 2*time.Second || res.Status == houdini.StatusCanceled {
+		t.Errorf("rows of mixed scales, f × 1e200: corner Minimize took %v (%v, %d gradient calls)", el, res.Status, res.Stats.GradEvals)
+	}
+	for _, s := range []houdini.Settings{
+		{Delta: 1e-12, Radius: 0.5, Method: houdini.MethodCorner},
+		{Delta: 1e-12, Radius: 0.5, Method: houdini.MethodCorner, Corner: houdini.CornerSettings{L: 2}},
+	} {
+		o, err := houdini.New(p, box, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		t0 := time.Now()
+		e, err := o.Escape(ctx, []float64{0})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if el := time.Since(t0); el > 2*time.Second || e.Canceled || e.Found {
+			t.Errorf("L = %g: Escape at the minimum took %v (canceled %v, found %v), want no move at once", s.Corner.L, el, e.Canceled, e.Found)
+		}
+		if s.Corner.L > 0 && !e.Certified {
+			t.Errorf("L = %g: the minimum of ½x² on [−1, 1], with L given, is not certified", s.Corner.L)
+		}
+	}
 }
