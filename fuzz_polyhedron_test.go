@@ -78,7 +78,8 @@ func relDecodePolyhedron(data []byte) *relPolyInput {
 		}
 		if flags&32 != 0 {
 			in.P.Lower = append(in.P.Lower, 0)
-			in.mismatch = true
+			in.mismatch = in.P.Upper != nil || k+q > 0 // else Lower alone sets d
+			in.invalid = true
 		}
 	}
 	for i := 0; i < k; i++ {
