@@ -27,12 +27,13 @@ type relPolyInput struct {
 	mismatch   bool      // the parts disagree in d
 	fixedEqs   bool      // every equality is 2ˢ·xⱼ = 2ˢ·pⱼ (so −Σ over the free coordinates is exact)
 	escape     bool
+	corner     bool // escape by MethodCorner (no L given: it never certifies)
 	delta, rad float64
 }
 
 // relDecodePolyhedron: d (1 + b%4), k (b%5), q (b%4), flags (1: bounds; 2: Upper nil; 4:
 // equalities fix coordinates; 8: arbitrary B; 16: arbitrary Beq; 32: Lower one longer; 64:
-// escape), δ/r = 10^(−3 + 3b/255), r (0.05 + b/50), p[d] (val); per coordinate two bound
+// escape; 128: by MethodCorner), δ/r = 10^(−3 + 3b/255), r (0.05 + b/50), p[d] (val); per coordinate two bound
 // bytes (< 200: p ∓ b/50; 200: ∓Inf; 201: p; 202: NaN; else ∓(b − 202)·1e6 beyond p); per
 // row d entries (ent) and a slack byte (< 128: through p; else (b − 128)/32; with flag 8 an
 // ent() instead); per equality either a coordinate byte and a scale byte (flag 4: 2^(b%9−4)·
@@ -44,6 +45,7 @@ func relDecodePolyhedron(data []byte) *relPolyInput {
 	k, q := int(r.byte()%5), int(r.byte()%4)
 	flags := r.byte()
 	in.escape = flags&64 != 0
+	in.corner = flags&128 != 0
 	in.fixedEqs = flags&4 != 0
 	in.rad = 0.05 + float64(r.byte())/50
 	in.delta = in.rad * math.Pow(10, -3+3*float64(r.byte())/255)
@@ -141,7 +143,8 @@ func relDecodePolyhedron(data []byte) *relPolyInput {
 // relFuzzPolySeeds: the square [−1, 1]² with a row and an equality through p, escaped; two
 // coordinates fixed by equalities 2ˢxⱼ = 2ˢpⱼ in a box with a fixed bound and infinite ones;
 // a simplex-like corner in ℝ⁴ with an equality and a far bound; arbitrary B and Beq; Lower
-// longer than d; a NaN bound; rows of entries ≈ 5e-9 through p with an equality.
+// longer than d; a NaN bound; rows of entries ≈ 5e-9 through p with an equality; the
+// corner in ℝ⁴ and the fixed coordinates again by MethodCorner.
 var relFuzzPolySeeds = [][]byte{
 	{1, 1, 1, 1 | 64, 20, 128, 136, 136 /*p*/, 50, 50, 50, 50 /*bounds*/, 17, 17, 0 /*row*/, 17, 16 /*eq*/},
 	{2, 0, 2, 1 | 4 | 64, 30, 200, 136, 150, 120 /*p*/, 10, 10, 201, 201, 200, 200 /*bounds*/, 0, 4, 1, 5 /*eqs*/},
@@ -151,6 +154,9 @@ var relFuzzPolySeeds = [][]byte{
 	{1, 0, 0, 1 | 32, 10, 10, 136, 136, 10, 10, 10, 10},
 	{0, 0, 0, 1 | 64, 10, 10, 136, 202, 10},
 	{1, 2, 1, 64, 50, 150, 136, 136 /*p*/, 33, 17, 0, 38, 16, 0 /*rows*/, 17, 34 /*eq*/},
+	{3, 4, 1, 1 | 64 | 128, 60, 128, 136, 136, 136, 136 /*p*/, 200, 200, 201, 201, 10, 10, 203, 203,
+		17, 0, 0, 0, 0, 0, 17, 0, 0, 0, 0, 0, 17, 0, 0, 16, 16, 16, 16, 0 /*rows*/, 17, 17, 0, 0 /*eq*/},
+	{2, 0, 2, 1 | 4 | 64 | 128, 30, 200, 136, 150, 120 /*p*/, 10, 10, 201, 201, 200, 200 /*bounds*/, 0, 4, 1, 5 /*eqs*/},
 }
 
 func FuzzNewPolyhedron(f *testing.F) {
@@ -236,7 +242,11 @@ func relCheckPolyInput(in *relPolyInput) string {
 			}
 		},
 	}
-	o, err := houdini.New(prob, c, houdini.Settings{Delta: in.delta, Radius: in.rad, MaxSubsets: 1024, MaxGradEvals: 5000})
+	s := houdini.Settings{Delta: in.delta, Radius: in.rad, MaxSubsets: 1024, MaxGradEvals: 5000}
+	if in.corner {
+		s.Method = houdini.MethodCorner
+	}
+	o, err := houdini.New(prob, c, s)
 	if err != nil {
 		return fmt.Sprintf("New: %v", err)
 	}
