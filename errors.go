@@ -7,7 +7,7 @@ import (
 
 // errors.Is-able sentinels. Typed errors below wrap them and say where.
 var (
-	// ErrBadProblem: the Problem lacks Grad.
+	// ErrBadProblem: the Problem lacks Grad (or Sampled lacks Grad, or has N < 0).
 	ErrBadProblem = errors.New("houdini: Problem.Grad is nil")
 	// ErrBadSettings: a setting is out of range (see *SettingsError).
 	ErrBadSettings = errors.New("houdini: invalid settings")

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // The escapes: HoudiniEscape (alg:escaping_general_full, the full path) and HoudiniCorner
@@ -24,9 +22,12 @@ func (rn *run) escape(ctx context.Context, x []float64) (res *EscapeResult, err 
 	ev := rn.ev
 	before := *ev.stats
 	method := rn.method(len(x))
-	if method == MethodCorner {
+	switch {
+	case ev.smp != nil:
+		res, err = rn.sampledEscape(ctx, x)
+	case method == MethodCorner:
 		res, err = rn.cornerEscape(ctx, x)
-	} else {
+	default:
 		res, err = rn.fullEscape(ctx, x)
 	}
 	if canceled := errors.Is(err, errCanceled); canceled || errors.Is(err, errGradBudget) {
@@ -57,36 +58,9 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 	if err != nil {
 		return nil, err
 	}
-	w := newWalk(ctx, rn.c, x, rn.r, mod, rn.s, rn.test.noPrune)
-	if !rn.test.noPrune {
-		w.holdForcedRows()
-	}
+	res, w, eta := rn.walkModel(ctx, x, mod, -rn.s.Delta/3)
 	// Past η ≥ δ/6 the walk still looks for moves (f checks them), but cannot certify.
-	eta := modelRounding(len(x), norm(mod.v), mat.Norm(mod.M, 2), rn.r) + w.eqErr + w.forcedErr
 	decidable := eta < rn.s.Delta/6
-	ref := newReferenceExaminer(mod)
-	w.ex = ref
-	var eig *eigenExaminer
-	if !rn.test.referenceEscape {
-		if eig = newEigenExaminer(w, ref); eig != nil {
-			w.ex = eig
-		}
-	}
-	w.enumerate(0)
-	res := &EscapeResult{
-		X:                x,
-		Examined:         w.examined,
-		Pruned:           w.pruned,
-		Complete:         !w.stopped && !ref.failed,
-		Canceled:         w.canceled,
-		NumericalFailure: ref.failed,
-		Radius:           rn.r,
-		Method:           MethodFull,
-		ModelDecrease:    math.Max(0, -w.pool.qmin),
-	}
-	if eig != nil {
-		res.Fallbacks = eig.fallbacks
-	}
 	res.Active, res.KKTResidual = rn.c.activeSet(x, mod.v, rn.s.FeasTol)
 	if found, err := rn.verifyBest(res, w); found || err != nil {
 		return res, err
@@ -96,6 +70,9 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 	res.Certified = res.Complete && decidable && w.pool.qmin > -rn.s.Delta/2+eta
 	if res.Certified {
 		res.Confidence = 1
+		if rn.ev.stochasticGrad() {
+			res.Confidence = 1 - rn.s.Stochastic.FailProb // see buildStochasticModel
+		}
 	} else if w.lost > 0 || !decidable {
 		res.NumericalFailure = true // rounding decides: of x + h (lost), or of the values (η)
 	}
@@ -115,30 +92,9 @@ func (rn *run) verifyBest(res *EscapeResult, w *walk) (found bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	for _, cand := range w.pool.best {
-		X, hh, ok := w.toPoint(cand.h)
-		if !ok {
-			continue
-		}
-		q := w.mod.value(hh)
-		dec, ok, err := rn.ev.verify(base, X, rn.s.Delta/3)
-		if err != nil {
-			return false, err
-		}
-		if ok {
-			res.Found = true
-			res.X = X
-			res.Decrease = dec
-			res.ModelDecrease = -q
-			res.Case = cand.kase
-			res.Subset = cand.subset
-			return true, nil
-		}
-		if !(q < w.pool.keep) {
-			w.lost++
-		}
-	}
-	return false, nil
+	return res.tryCandidates(w, func(X, _ []float64, _ float64) (float64, bool, error) {
+		return rn.ev.verify(base, X, rn.s.Delta/3)
+	})
 }
 
 // cornerEscape is HoudiniCorner (alg:matrix_copositivity) at the feasible point x: it

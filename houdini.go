@@ -24,10 +24,19 @@ type Optimizer struct {
 }
 
 // New returns an Optimizer for p over c (nil c means unconstrained) with settings s.
-// It returns ErrBadProblem when p.Grad is nil and ErrBadSettings (as a *SettingsError)
-// for an invalid setting.
+// It returns ErrBadProblem when p has no gradient oracle (p.Grad nil without p.Sampled,
+// or p.Sampled with a nil Grad or a negative N) and ErrBadSettings (as a *SettingsError)
+// for an invalid setting. With p.Sampled the run is stochastic: Stochastic.Grad is set
+// and Stochastic.NoisyFunc ignored.
 func New(p Problem, c *Constraints, s Settings) (*Optimizer, error) {
-	if p.Grad == nil {
+	if sp := p.Sampled; sp != nil {
+		if sp.Grad == nil || sp.N < 0 {
+			return nil, ErrBadProblem
+		}
+		p = Problem{Sampled: sp}
+		s.Stochastic.Grad, s.Stochastic.NoisyFunc = true, false
+	}
+	if p.Grad == nil && p.Sampled == nil {
 		return nil, ErrBadProblem
 	}
 	s, err := s.validated()
@@ -78,7 +87,7 @@ func orBackground(ctx context.Context) context.Context {
 // checkPoint validates a point the user passes in (and the Optimizer: a zero
 // Optimizer, not made by New, has no Problem).
 func (o *Optimizer) checkPoint(x []float64, what string) error {
-	if o.p.Grad == nil {
+	if o.p.Grad == nil && o.p.Sampled == nil {
 		return ErrBadProblem
 	}
 	if d := o.c.dim(); d > 0 && len(x) != d {
@@ -146,9 +155,9 @@ func (o *Optimizer) checkPoint(x []float64, what string) error {
 // the farthest point. This is a test on 41 points, not a proof: an f that falls that way
 // for thirteen orders of magnitude of distance and then levels off is reported unbounded
 // too. It costs at most 41 Func calls (123 Grad calls without Func) per such direction,
-// and the first point that fails the test ends it. With EscapesOnly or a stochastic
-// oracle (no descent phase) an unbounded f ends with StatusEscapeLimit, StatusEvalLimit
-// or StatusNumericalFailure instead.
+// and the first point that fails the test ends it. With EscapesOnly (no descent phase)
+// or a stochastic oracle (whose descent phase has no ray test) an unbounded f ends with
+// StatusEscapeLimit, StatusEvalLimit or StatusNumericalFailure instead.
 func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error) {
 	if err := o.checkPoint(x0, "x0"); err != nil {
 		return nil, err

@@ -23,17 +23,18 @@ var fileLayers = map[string]int{
 	// 1 polyhedron: rows, emptiness, the geometry of faces.
 	"rows.go": 1, "constraints.go": 1, "faces.go": 1, "preprocess.go": 1, "feasibility.go": 1, "polyhedron.go": 1,
 	// 2 oracle: the VRSG estimator, the evaluator.
-	"vrsg.go": 2, "oracle.go": 2,
+	"vrsg.go": 2, "samples.go": 2, "oracle.go": 2, "sampledoracle.go": 2,
 	// 3 model: the quadratic model.
-	"quadapprox.go": 3, "lbfgs.go": 3,
+	"quadapprox.go": 3, "lbfgs.go": 3, "stochmodel.go": 3,
 	// 4 subproblem: eigensolver, subspaces, FindInside and its backends, the secular equation.
 	"eigen.go": 4, "eigen_gonum.go": 4, "eigen_lapacke.go": 4, "subspace.go": 4, "findinside.go": 4,
 	"polyroots.go": 4, "dense.go": 4, "eigenbasis.go": 4, "lbfgsb.go": 4, "lanczos.go": 4,
 	// 5 walk: the subset walk and its examiners.
 	"walk.go": 5, "examiners.go": 5, "corner.go": 5,
 	// 6 drivers: one call's state, the escapes, descent, purification, the loop, the API.
-	"run.go": 6, "escape.go": 6, "unbounded.go": 6, "descentstate.go": 6, "curvature.go": 6, "descent.go": 6,
-	"purify.go": 6, "search.go": 6, "minimize.go": 6, "houdini.go": 6,
+	"run.go": 6, "modelwalk.go": 6, "escape.go": 6, "stochescape.go": 6, "unbounded.go": 6, "descentstate.go": 6,
+	"curvature.go": 6, "descent.go": 6, "stochdescent.go": 6, "purify.go": 6, "search.go": 6, "minimize.go": 6,
+	"houdini.go": 6,
 }
 
 var layerNames = []string{"base", "polyhedron", "oracle", "model", "subproblem", "walk", "drivers"}

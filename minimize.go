@@ -13,7 +13,7 @@ import (
 const minRadiusFraction = 0x1p-10
 
 // minimize is Optimizer.Minimize from the checked point x0: escapes, with the descent
-// phase before each (unless EscapesOnly, or a stochastic oracle) and Purify after a
+// phase before each (unless EscapesOnly; stochDescend for a stochastic oracle) and Purify after a
 // certificate, until a status ends the run. It always returns a Result: with an oracle's
 // error, the partial one at the last accepted point (StatusOracleFailure).
 func (rn *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
@@ -67,8 +67,12 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 		}
 		// Right after a purification the escape comes first: the move may have raised f
 		// by purifySlack·δ, a descent could take it back, and the two would cycle.
-		if !rn.s.EscapesOnly && rn.ev.sto == nil && rn.undo == nil { // descent needs exact oracles
-			xd, dec, err := rn.descend(ctx, rn.x)
+		if !rn.s.EscapesOnly && rn.undo == nil {
+			descend := rn.descend
+			if rn.ev.sto != nil {
+				descend = rn.stochDescend
+			}
+			xd, dec, err := descend(ctx, rn.x)
 			rn.x = xd
 			rn.dec += dec
 			if status, done := rn.descentStop(err); done {
@@ -254,9 +258,13 @@ func (rn *run) result(status Status) (*Result, error) {
 		res.Confidence = 0
 	}
 	var err error
-	if rn.p.Func != nil {
+	if rn.p.Func != nil || rn.ev.smp != nil {
+		value := rn.ev.value
+		if rn.ev.smp != nil {
+			value = rn.ev.sampledValue
+		}
 		var f float64
-		if f, err = rn.ev.value(rn.x); err == nil {
+		if f, err = value(rn.x); err == nil {
 			res.F = f
 		}
 	}
@@ -270,6 +278,9 @@ func (rn *run) result(status Status) (*Result, error) {
 		res.Active, res.KKTResidual = rn.c.activeSet(rn.x, nil, rn.s.FeasTol)
 	}
 	rn.ev.stats.Runtime = time.Since(rn.start)
+	if sm := rn.ev.smp; sm != nil && sm.sp.N > 0 {
+		rn.ev.stats.Passes = float64(rn.ev.stats.SampleGrads) / float64(sm.sp.N)
+	}
 	res.Stats = *rn.ev.stats
 	return res, err
 }

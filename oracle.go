@@ -35,6 +35,7 @@ type evaluator struct {
 	ctx   context.Context
 	stats *Stats
 	sto   *stochastic // nil: Grad and Func are exact
+	smp   *sampler    // Problem.Sampled's ids, nil without it
 	// maxGrad, when positive, is Settings.MaxGradEvals: a call past it returns
 	// errGradBudget instead of calling Grad.
 	maxGrad int
@@ -58,6 +59,9 @@ var (
 // is the gradient budget (0: none).
 func newEvaluator(ctx context.Context, p Problem, s *Settings, maxGrad int) *evaluator {
 	ev := &evaluator{p: p, ctx: ctx, stats: new(Stats), maxGrad: maxGrad}
+	if p.Sampled != nil {
+		ev.smp = newSampler(p.Sampled, s.Seed)
+	}
 	st := &s.Stochastic
 	if st.Grad || (st.NoisyFunc && p.Func != nil) {
 		ev.sto = &stochastic{
@@ -93,7 +97,20 @@ func call(what string, x []float64, f func()) (err error) {
 	return nil
 }
 
+// grad writes a gradient at x into g: Problem.Grad's, or with Problem.Sampled the
+// gradient of one fresh sample.
 func (ev *evaluator) grad(g, x []float64) error {
+	if sm := ev.smp; sm != nil {
+		ids := sm.draw(1)
+		return ev.gradCall(g, x, 1, func() { sm.sp.Grad(g, x, ids) })
+	}
+	return ev.gradCall(g, x, 1, func() { ev.p.Grad(g, x) })
+}
+
+// gradCall makes one gradient oracle call f that writes g at x and averages samples
+// samples: it polls the context, enforces MaxGradEvals, counts the call and its samples,
+// and checks g.
+func (ev *evaluator) gradCall(g, x []float64, samples int, f func()) error {
 	if err := ev.canceled(); err != nil {
 		return err
 	}
@@ -105,7 +122,8 @@ func (ev *evaluator) grad(g, x []float64) error {
 		return errGradBudget
 	}
 	ev.stats.GradEvals++
-	if err := call("Grad", x, func() { ev.p.Grad(g, x) }); err != nil {
+	ev.stats.SampleGrads += samples
+	if err := call("Grad", x, f); err != nil {
 		return err
 	}
 	if i := allFinite(g); i >= 0 {
@@ -157,6 +175,7 @@ func (ev *evaluator) fun(x []float64) (float64, error) {
 // cancellation too.
 func (ev *evaluator) funAlways(x []float64) (f float64, err error) {
 	ev.stats.FuncEvals++
+	ev.stats.SampleFuncs++
 	if err := call("Func", x, func() { f = ev.p.Func(x) }); err != nil {
 		return 0, err
 	}
@@ -193,14 +212,17 @@ var (
 )
 
 // glIntegral returns the 3-point Gauss–Legendre sum Σₖ wₖ ∇f(x + sₖh)·h ≈ f(x + h) − f(x)
-// (3 gradient calls); z and g are scratch of length len(x).
-func (ev *evaluator) glIntegral(x, h, z, g []float64) (float64, error) {
+// (3 calls of grad, ev.grad when nil); z and g are scratch of length len(x).
+func (ev *evaluator) glIntegral(x, h, z, g []float64, grad func(g, x []float64) error) (float64, error) {
+	if grad == nil {
+		grad = ev.grad
+	}
 	integral := 0.0
 	for k, s := range glNodes {
 		for j := range z {
 			z[j] = x[j] + s*h[j]
 		}
-		if err := ev.grad(g, z); err != nil {
+		if err := grad(g, z); err != nil {
 			return 0, err
 		}
 		integral += glWeights[k] * dot(g, h)
@@ -218,7 +240,7 @@ func (ev *evaluator) decrease(b decreaseBase, y []float64) (float64, error) {
 		}
 		return b.f - fy, nil
 	}
-	integral, err := ev.glIntegral(b.x, sub(y, b.x), make([]float64, len(y)), make([]float64, len(y)))
+	integral, err := ev.glIntegral(b.x, sub(y, b.x), make([]float64, len(y)), make([]float64, len(y)), nil)
 	if err != nil {
 		return 0, err
 	}
@@ -310,10 +332,10 @@ func (ev *evaluator) sigmaEstimate() float64 {
 	return ev.sto.est.sigma()
 }
 
-// vrsg writes into g the VRSG estimate of ∇f(x) to accuracy tol (alg:vrsg), or the
-// exact gradient from one call when Grad is exact. When σ is estimated, the calls'
-// scatter refines the estimate.
-func (ev *evaluator) vrsg(g, x []float64, tol float64) error {
+// vrsg writes into g the VRSG estimate of ∇f(x) to accuracy tol except with probability
+// failProb (alg:vrsg), or the exact gradient from one call when Grad is exact. When σ is
+// estimated, the calls' scatter refines the estimate.
+func (ev *evaluator) vrsg(g, x []float64, tol, failProb float64) error {
 	if ev.sto == nil || !ev.sto.grad {
 		return ev.grad(g, x)
 	}
@@ -321,7 +343,7 @@ func (ev *evaluator) vrsg(g, x []float64, tol float64) error {
 	if err != nil {
 		return err
 	}
-	K, M := vrsgSizes(sigma, tol, len(x), ev.sto.failProb)
+	K, M := vrsgSizes(sigma, tol, len(x), failProb)
 	ev.stats.GradEstimates++
 	var acc *scatter
 	if ev.sto.sigma == 0 {
@@ -353,7 +375,7 @@ func (ev *evaluator) stochasticGradDecrease(b decreaseBase, y []float64) (float6
 	g := make([]float64, len(y))
 	out := []float64{0}
 	err = medianOfMeans(out, K, M, func(dst []float64) error {
-		integral, err := ev.glIntegral(b.x, h, z, g)
+		integral, err := ev.glIntegral(b.x, h, z, g, nil)
 		dst[0] = -integral
 		return err
 	}, nil)

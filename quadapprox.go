@@ -101,17 +101,20 @@ func perturb(v []float64, M *mat.SymDense, rng *rand.Rand, s *Settings, r float6
 // = Θ(ρr²/d) by default) and σ̃_v = GradAccuracy·δ/r. Each column's error is at most
 // 2σ̃_H/θ, so |hᵀ(H − ∇²f)h|/2 ≤ ‖h‖₁‖h‖·σ̃_H/θ ≤ HessAccuracy·δ on B(r) (symmetrizing
 // does not raise the bound), and |hᵀ(v − ζ − ∇f)| ≤ GradAccuracy·δ, each except with
-// probability FailProb per VRSG call. When σ̃_H ≤ σ̃_v, as with the defaults, g⁽⁰⁾
+// probability ε = FailProb/(d+2) per VRSG call: with at most d + 2 calls, all bounds hold
+// except with probability FailProb (a union bound), the confidence that fullEscape states
+// for the certificate. When σ̃_H ≤ σ̃_v, as with the defaults, g⁽⁰⁾
 // already meets v's accuracy and is reused instead of a third estimate at x.
 // With Problem.Hess, M is the given Hessian and only v is estimated.
 // Cost: (d+1)·K·M calls with K = ⌈9σ²/σ̃_H²⌉, M = ⌈ln(d/ε)/0.464⌉ (see vrsgSizes).
 func buildStochasticModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float64) (*quadModel, error) {
 	d := len(x)
 	tolV := s.Stochastic.GradAccuracy * s.Delta / r
+	fp := s.Stochastic.FailProb / float64(d+2)
 	M := mat.NewSymDense(d, nil)
 	g := make([]float64, d)
 	if ev.p.Hess != nil {
-		if err := ev.vrsg(g, x, tolV); err != nil {
+		if err := ev.vrsg(g, x, tolV, fp); err != nil {
 			return nil, err
 		}
 		if err := ev.hess(M, x); err != nil {
@@ -123,14 +126,14 @@ func buildStochasticModel(x []float64, ev *evaluator, rng *rand.Rand, s *Setting
 			theta = stochasticHessStep * r / math.Sqrt(float64(d))
 		}
 		tolH := s.Stochastic.HessAccuracy * s.Delta * theta / (math.Sqrt(float64(d)) * r * r)
-		if err := ev.vrsg(g, x, tolH); err != nil {
+		if err := ev.vrsg(g, x, tolH, fp); err != nil {
 			return nil, err
 		}
-		if err := fdHessian(M, x, g, theta, func(gi, xi []float64) error { return ev.vrsg(gi, xi, tolH) }); err != nil {
+		if err := fdHessian(M, x, g, theta, func(gi, xi []float64) error { return ev.vrsg(gi, xi, tolH, fp) }); err != nil {
 			return nil, err
 		}
 		if tolH > tolV {
-			if err := ev.vrsg(g, x, tolV); err != nil {
+			if err := ev.vrsg(g, x, tolV, fp); err != nil {
 				return nil, err
 			}
 		}
@@ -152,13 +155,7 @@ func fdHessian(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []
 	xi := append([]float64(nil), x...)
 	gi := make([]float64, d)
 	for i := 0; i < d; i++ {
-		xi[i] = x[i] + theta
-		step := xi[i] - x[i]
-		for h := theta; step == 0; { // θ below the spacing of floats at xᵢ
-			h *= 2
-			xi[i] = x[i] + h
-			step = xi[i] - x[i]
-		}
+		step := forwardStep(xi, x, i, theta)
 		if err := grad(gi, xi); err != nil {
 			return err
 		}
@@ -173,6 +170,20 @@ func fdHessian(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []
 		}
 	}
 	return nil
+}
+
+// forwardStep sets xi[i] = x[i] + θ′ and returns the step taken, the floating-point
+// (x[i] + θ′) − x[i]: θ′ = θ, doubled while the step is 0 (θ below the spacing of
+// floats at x[i]).
+func forwardStep(xi, x []float64, i int, theta float64) float64 {
+	xi[i] = x[i] + theta
+	step := xi[i] - x[i]
+	for h := theta; step == 0; {
+		h *= 2
+		xi[i] = x[i] + h
+		step = xi[i] - x[i]
+	}
+	return step
 }
 
 // finiteModel returns m, or a *NonFiniteError when v or M holds a NaN or Inf (finite

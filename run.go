@@ -26,6 +26,7 @@ type run struct {
 	kkt        *kktPoint       // the active set and multipliers the last escape found at its point
 	search     *searchState    // Settings.Search's state, once a certificate started it
 	far        float64         // the descent phase stays within ‖x‖ ≤ far (descentFar·max(1, ‖x0‖, r))
+	batch      int             // the stochastic descent's batch size, kept across its phases
 }
 
 // kktPoint is the active set at x with the least-squares KKT multipliers of an escape's

@@ -56,9 +56,11 @@ type Settings struct {
 
 	// EscapesOnly makes Minimize the paper's loop of escapes alone. By default Minimize
 	// runs a descent phase before each escape (L-BFGS-B on a box, a quasi-Newton
-	// working-set method with general rows, negative-curvature steps at saddles; see
+	// working-set method with general rows, negative-curvature steps at saddles; with a
+	// stochastic oracle, gradient projection on batches that grow by a norm test; see
 	// Stats.DescentSteps) and calls Escape only where the projected gradient is below
-	// 10⁻²·δ/r; the certificate comes from an escape either way. Default false.
+	// 10⁻²·δ/r (where the phase stalls, for a stochastic oracle); the certificate comes
+	// from an escape either way. Default false.
 	EscapesOnly bool
 
 	// Purify, after a certificate, moves X within the face of its active rows to a wall
@@ -195,9 +197,16 @@ type CornerSettings struct {
 }
 
 // StochasticSettings describe stochastic oracles and the knobs of the stochastic escape
-// (alg:escaping_general_full with VRSG, alg:vrsg). With Grad or NoisyFunc set, Minimize
-// skips the descent phase (as if EscapesOnly were set: its line search needs exact
-// oracles), MethodAuto means MethodFull and MethodCorner is refused (ErrBadSettings).
+// (alg:escaping_general_full with VRSG, alg:vrsg). With Grad or NoisyFunc set (or
+// Problem.Sampled), Minimize's descent phase averages gradients over batches that grow
+// by the norm test of Byrd, Chin, Nocedal & Wu (2012) and tests the phase's decrease once,
+// at confidence 1 − FailProb; MethodAuto means MethodFull and MethodCorner is refused
+// (ErrBadSettings), and Purify is ignored.
+//
+// With Problem.Sampled the escape builds its model on common samples in rounds of growing
+// size and certifies as soon as the model's own error bounds prove the certificate (see
+// Sampled); GradAccuracy and HessAccuracy then say where the rounds stop: at the paper's
+// accuracy, where a model that can neither move nor certify makes Minimize halve r.
 type StochasticSettings struct {
 	// Grad says that Problem.Grad is a stochastic oracle g(x) with E[g(x)] = ∇f(x) and
 	// E‖g(x) − ∇f(x)‖² ≤ σ² (ass:sgd), such as a mini-batch gradient. Escape then
@@ -217,16 +226,21 @@ type StochasticSettings struct {
 	NoisyFunc bool
 
 	// Sigma is σ of ass:sgd, the root-mean-square error ‖g(x) − ∇f(x)‖ of the
-	// stochastic Grad. When 0 and Grad is set, σ is estimated from the empirical variance
-	// of the oracle: 32 calls at the first point, then pooled over every VRSG call of the
-	// call to Minimize or Escape (Result.Sigma reports the estimate). An estimate carries
-	// no guarantee; set Sigma when a bound is known. Must be nonnegative and finite.
-	// Default 0.
+	// stochastic Grad (of one sample's gradient with Problem.Sampled). When 0 and Grad is
+	// set, σ is estimated from the empirical variance of the oracle: 32 calls at the first
+	// point, then pooled over every VRSG call (every model's groups with Problem.Sampled)
+	// of the call to Minimize or Escape (Result.Sigma reports the estimate). An estimate
+	// carries no guarantee; set Sigma when a bound is known. With Problem.Sampled the
+	// Hessian's variance is always estimated, and sized from an upper confidence bound (see
+	// Sampled). Must be nonnegative and finite. Default 0.
 	Sigma float64
 
-	// FailProb is ε of alg:vrsg: the probability that one VRSG estimate or one
-	// stochastic decrease test misses its accuracy (given the true σ). Used when Grad or
-	// NoisyFunc is set; must be in (0, 1). Default 1e-3.
+	// FailProb is the probability that a stochastic certificate is wrong (given the true
+	// σ): Result.Confidence is 1 − FailProb. It is split over the estimates a certificate
+	// rests on by a union bound: ε of alg:vrsg is FailProb/(d+2) for each VRSG estimate of
+	// the model, FailProb/2ᵏ⁺¹ for round k of a model on Problem.Sampled. It is also the
+	// probability that one stochastic decrease test accepts a move that does not lower f
+	// enough. Used when Grad or NoisyFunc is set; must be in (0, 1). Default 1e-3.
 	FailProb float64
 
 	// GradAccuracy sets the accuracy σ̃_v = GradAccuracy·δ/r of the VRSG estimate of v

@@ -25,6 +25,55 @@ type Problem struct {
 	// Hess writes ∇²f(x) into hess. It must not modify x. Optional: when nil the Hessian
 	// is built from d gradient differences, as in alg:escaping_general_full ("Compute H").
 	Hess func(hess *mat.SymDense, x []float64)
+
+	// Sampled, when not nil, gives f as an average over samples the library can name, so
+	// that it can ask for the same samples at two points. The run is then stochastic
+	// (Settings.Stochastic.Grad is implied) and Func, Grad and Hess above are not called
+	// (Grad may be nil). See Sampled.
+	Sampled *Sampled
+}
+
+// Sampled is a stochastic objective whose samples the library can name:
+//
+//	f(x) = E_s f_s(x),   a finite sum (1/N)·Σ_{s<N} f_s(x) when N > 0,
+//
+// with oracles that average over a batch of sample ids. Naming the samples lets the
+// library use common random numbers (the same mini-batch at x and x + θeᵢ: a gradient
+// difference or a decrease measured on one batch cancels most of its noise), choose
+// every batch's size (growing batches in the descent phase, the paper's accuracy only
+// where a certificate needs it), take a full pass — the exact gradient — instead of any
+// estimate that would cost more, and count the data it uses (Stats.SampleGrads,
+// Stats.Passes). The ids of a run are drawn from a generator seeded by Settings.Seed, so
+// a run is repeatable. The oracles must be deterministic (the same ids at the same x give
+// the same value) and must not modify x, v or ids; ids may repeat (a sample drawn twice
+// counts twice).
+//
+// With Sampled, Minimize's descent phase grows its batches by a norm test and checks its
+// steps on the batch's own objective; an escape builds its model in rounds of 4× more
+// samples and certifies x as soon as the model, shifted by its own error bounds, proves
+// that no point of S ∩ B(x, r) is lower than f(x) − δ (Result.Confidence 1 − FailProb, or
+// 1 when the model came from full passes). Those bounds rest on variances estimated from
+// the samples (upper confidence bounds for Gaussian-like noise): like an estimated σ,
+// not a guarantee for heavy-tailed samples. Runs cost Stats.SampleGrads sample gradients.
+type Sampled struct {
+	// N is the size of a finite data set: ids are in [0, N), drawn uniformly with
+	// replacement. 0 means a stream (an expectation): ids are fresh integers 0, 1, 2, …
+	// each naming a new sample, and the oracle must map an id to the same sample every
+	// time (seed a generator with it). Must be nonnegative.
+	N int
+
+	// Grad writes the mean of ∇f_s(x) over s ∈ ids into grad. Required.
+	Grad func(grad, x []float64, ids []int)
+
+	// Func returns the mean of f_s(x) over s ∈ ids. Optional: with it, decreases are
+	// measured on losses of common samples; without, by integrating Grad along the move
+	// on common samples (three gradients a sample), and Result.F is NaN.
+	Func func(x []float64, ids []int) float64
+
+	// HessVec writes the mean of ∇²f_s(x)·v over s ∈ ids into hv. Optional: with it, the
+	// model's Hessian columns are Hessian-vector products instead of gradient differences
+	// on common samples (no finite-difference step).
+	HessVec func(hv, x, v []float64, ids []int)
 }
 
 // Method selects how Escape searches for a move. See Settings.Method.
@@ -142,8 +191,9 @@ type EscapeResult struct {
 	// reports that thm:copositive_case's checked conditions hold and no subset yielded a
 	// move, so x is a δ-SOSP of the quadratic f with probability Confidence.
 	Certified bool
-	// Confidence is the probability that a certificate holds: 1 for MethodFull,
-	// 1 − Corner.FailProb for MethodCorner; 0 when not Certified.
+	// Confidence is the probability that a certificate holds: 1 for MethodFull with exact
+	// oracles, 1 − Stochastic.FailProb for a model built from stochastic estimates (see
+	// Settings.Stochastic), 1 − Corner.FailProb for MethodCorner; 0 when not Certified.
 	Confidence float64
 	// Case is the FindInside case that produced X.
 	Case Case
@@ -227,6 +277,17 @@ type Stats struct {
 	// GradEstimates counts VRSG estimates (alg:vrsg); 0 for an exact oracle. GradEvals
 	// counts every raw oracle call, those made by VRSG and decrease tests included.
 	GradEstimates int
+	// SampleGrads, SampleFuncs and SampleHessVecs count the data the run used: with
+	// Problem.Sampled the ids passed to its Grad, Func and HessVec (a batch of n ids is n
+	// samples); otherwise one per call of Grad and Func (a mini-batch call of a plain
+	// stochastic Grad is one sample of ass:sgd), and SampleHessVecs is 0.
+	SampleGrads, SampleFuncs, SampleHessVecs int
+	// Passes is SampleGrads/N, the passes over a finite data set (Sampled.N > 0); 0 for
+	// a stream or without Problem.Sampled.
+	Passes float64
+	// DescentBatch is the last batch size of the stochastic descent phase (samples per
+	// gradient estimate; growing by the norm test); 0 for exact oracles.
+	DescentBatch int
 	// FullEscapes and CornerEscapes count the escapes by the method that ran.
 	FullEscapes, CornerEscapes int
 	// CornerIters counts the corner path's power steps; L is the last corner escape's L.
@@ -265,12 +326,14 @@ type Result struct {
 	// constraints; with μ ≥ 0 for the inequalities, X is then first-order stationary). NaN
 	// when the multipliers are.
 	KKTResidual float64
-	// Confidence is the certificate's: 1 for the full path, 1 − Corner.FailProb for the
-	// corner path, 0 without a certificate.
+	// Confidence is the certificate's: 1 for the full path with exact oracles (and for a
+	// certificate whose model came from full passes over a finite Sampled data set),
+	// 1 − Stochastic.FailProb for one built from stochastic estimates, 1 − Corner.FailProb
+	// for the corner path, 0 without a certificate.
 	Confidence float64
 	// Sigma is the σ the run used for a stochastic oracle: Settings.Stochastic.Sigma, or the
-	// estimate pooled over the run's oracle calls when that is 0. It is 0 for an exact
-	// oracle.
+	// estimate pooled over the run's oracle calls when that is 0 — per call of a plain
+	// stochastic Grad, per sample with Problem.Sampled. It is 0 for an exact oracle.
 	Sigma float64
 	// Stats counts the run's work.
 	Stats Stats

@@ -49,12 +49,18 @@ func vrsgSizes(sigma, tol float64, d int, failProb float64) (K, M int) {
 	if !(k <= maxGroupSize) { // also catches NaN from tol = 0
 		k = maxGroupSize
 	}
-	K = max(1, int(k))
-	M = max(1, int(math.Ceil(math.Log(float64(d)/failProb)/momKL)))
+	return max(1, int(k)), momGroups(float64(d), failProb)
+}
+
+// momGroups returns the odd number of groups M = ⌈ln(m/ε)/kl(½‖1/momT²)⌉ after which the
+// median of M group means misses on some of m coordinates with probability at most ε
+// (see vrsgSizes); at least 1.
+func momGroups(m, failProb float64) int {
+	M := max(1, int(math.Ceil(math.Log(m/failProb)/momKL)))
 	if M%2 == 0 {
 		M++
 	}
-	return K, M
+	return M
 }
 
 // scatter pools squared deviations of oracle samples from their group means: σ̂² =
@@ -77,6 +83,21 @@ func (s *scatter) sigma() float64 {
 	}
 	return math.Sqrt(s.ss / float64(s.dof))
 }
+
+// upper returns σ̂²·varUpper(dof), an upper confidence bound on σ² (see varUpper); 0
+// without data.
+func (s *scatter) upper() float64 {
+	if s.dof == 0 {
+		return 0
+	}
+	return s.ss / float64(s.dof) * varUpper(float64(s.dof))
+}
+
+// varUpper returns 1 + 3·√(2/ν): a variance estimate with ν degrees of freedom times it
+// is an upper confidence bound on the variance, three standard deviations of χ²_ν/ν
+// above its mean for Gaussian samples (about 1 − 10⁻³ for ν ≥ 30). The bounds that size
+// the estimates of a run with σ estimated rest on it; heavier tails make it optimistic.
+func varUpper(nu float64) float64 { return 1 + 3*math.Sqrt(2/nu) }
 
 // medianOfMeans is the body of alg:vrsg: it draws M groups of K samples with sample,
 // writes the coordinate-wise median of the M group means into out and, when acc is not
@@ -108,21 +129,40 @@ func medianOfMeans(out []float64, K, M int, sample func(dst []float64) error, ac
 		case K > 1:
 			acc.add(ss, M*(K-1))
 		case M > 1:
-			ss = 0
-			for j := 0; j < d; j++ {
-				mean := 0.0
-				for i := 0; i < M; i++ {
-					mean += means[i*d+j]
-				}
-				mean /= float64(M)
-				for i := 0; i < M; i++ {
-					dev := means[i*d+j] - mean
-					ss += dev * dev
-				}
-			}
+			ss, _ := groupScatter(means, M, d)
 			acc.add(ss, M-1)
 		}
 	}
+	coordMedian(out, means, M)
+	return nil
+}
+
+// groupScatter returns ss = Σⱼ ssⱼ, ssⱼ = Σᵢ (mᵢⱼ − m̄ⱼ)², the squared deviations of the M
+// vectors mᵢ = means[i·d : (i+1)·d] from their mean m̄ summed over the d coordinates
+// (divided by M − 1 it estimates E‖mᵢ − E mᵢ‖²), and ss2 = Σⱼ ssⱼ², for the effective
+// degrees of freedom (M − 1)·ss²/ss2 of that estimate (Satterthwaite).
+func groupScatter(means []float64, M, d int) (ss, ss2 float64) {
+	for j := 0; j < d; j++ {
+		mean := 0.0
+		for i := 0; i < M; i++ {
+			mean += means[i*d+j]
+		}
+		mean /= float64(M)
+		ssj := 0.0
+		for i := 0; i < M; i++ {
+			dev := means[i*d+j] - mean
+			ssj += dev * dev
+		}
+		ss += ssj
+		ss2 += ssj * ssj
+	}
+	return ss, ss2
+}
+
+// coordMedian writes into out (length d) the coordinate-wise median of the M vectors
+// means[i·d : (i+1)·d], M odd.
+func coordMedian(out, means []float64, M int) {
+	d := len(out)
 	col := make([]float64, M)
 	for j := 0; j < d; j++ {
 		for i := range col {
@@ -131,7 +171,6 @@ func medianOfMeans(out []float64, K, M int, sample func(dst []float64) error, ac
 		slices.Sort(col)
 		out[j] = col[M/2]
 	}
-	return nil
 }
 
 // VRSG is alg:vrsg (Lemma lem:vrsg): it returns an estimate g of ∇f(x) with
