@@ -81,3 +81,47 @@ func (res *EscapeResult) tryCandidates(w *walk, test func(X, hh []float64, q flo
 	}
 	return false, nil
 }
+
+// precisionFactor multiplies (d + 2)·ε in modelRounding: the backward-error constant of
+// the eigensolver and of the secular solves, with room to spare.
+const precisionFactor = 16
+
+// modelRounding returns η, a bound on the rounding error of the model values an escape
+// compares with −δ/3 and −δ/2, for the model vᵀh + ½hᵀMh on ‖h‖ ≤ r with ‖v‖ = nv and
+// ‖M‖_F = nM (the corner path passes √d·L for nM):
+//
+//	η = precisionFactor·(d + 2)·ε·(nv + nM·r)·r.
+//
+// Every value the walk computes is of this model at an offset h from x (walk.go), so η
+// does not depend on x, on the rows or their offsets:
+//   - a value computed by dot products of length ≤ d + 1 carries at most
+//     γ_{d+1}(|v|ᵀ|h| + ½|h|ᵀ|M||h|) ≤ (d + 2)u·(nv + ½nM·r)·r (Cauchy–Schwarz, and
+//     ‖|M|‖₂ ≤ ‖M‖_F), u = ε/2;
+//   - a candidate computed from an eigendecomposition or a secular solve is the exact one
+//     of v + Δv, M + ΔM with ‖Δv‖ ≤ c(d + 2)u·nv, ‖ΔM‖ ≤ c(d + 2)u·nM (backward
+//     stability, c the solver's constant), and a perturbation of the model by Δv, ΔM
+//     moves every value on the ball, the minimum over any set included, by at most
+//     ‖Δv‖r + ½‖ΔM‖r²;
+//   - an offset computed by projections carries a relative error of about (d + 2)u,
+//     which moves q by at most ‖∇q‖·(d + 2)u·r ≤ (nv + nM·r)(d + 2)u·r.
+//
+// With precisionFactor ≥ 2 + c these add up to less than η. The other two sources of
+// rounding are not values: the slacks at x, whose error slackBound bounds and the walk
+// absorbs by relaxing each row by it (S_w ⊇ S − x), and the rounding of the point
+// X = x + h, which walk.toPoint keeps inside the ball and checks against the documented
+// tolerance, counting the candidates it loses.
+//
+// The equalities add eqErr (walk.equalityErr), 0 without them, and the forced rows
+// forcedErr (walk.holdForcedRows), 0 unless they are general rows through x, to η. An escape uses η twice: it certifies only when the best value found
+// exceeds −δ/2 + η
+// (the minimum over S ∩ B(x, r) then exceeds −δ/2), and only when η < δ/6, so that a
+// relaxed bound that prunes at −δ/3 (walk.enumerate) stays above −δ/2 and every value
+// below −δ/2 is computed below −δ/3, where candidates are kept. When η ≥ δ/6 — a
+// gradient or curvature about 10¹³/d times δ/r or δ/r² — the escape still moves where f
+// confirms a decrease, but certifies nothing and otherwise reports NumericalFailure.
+// Nothing here depends on ‖x‖/r: far from the origin, the escape finds the moves that the
+// grid of floats near x can represent (toPoint) and reports a precision outcome where it
+// cannot.
+func modelRounding(d int, nv, nM, r float64) float64 {
+	return precisionFactor * float64(d+2) * eps * (nv + nM*r) * r
+}
