@@ -22,9 +22,14 @@ const (
 	minBatch = 2 * descentChunks
 	// maxBatchGrowth caps the growth of the batch from one step to the next.
 	maxBatchGrowth = 16
-	// stochStall ends the phase when a step's predicted gain is below stochStall·δ:
-	// an escape then gains at least δ/3 for the cost of one model.
-	stochStall = 1e-2
+	// stochStall ends the phase when a step gains less than stochStall·δ, and
+	// stochStationarity·δ/r is the level below which the projected gradient counts as
+	// insignificant (with two standard errors): an escape then gains at least δ/3 for the
+	// cost of one model. Both are looser than the exact phase's 10⁻²·δ/r, since the last
+	// steps cost the most samples; a point they leave short of the exact phase's end is
+	// still certified only where no decrease above δ is within r.
+	stochStall        = 1e-3
+	stochStationarity = 1.0 / 32
 	// stochMultTol: a multiplier above −stochMultTol·‖g‖ counts as nonnegative.
 	stochMultTol = 1e-10
 	// stochHalvings bounds the halvings of the batch line search.
@@ -40,6 +45,8 @@ type batchGrad struct {
 	ids    []int       // the samples (Sampled oracle), for common samples at another point
 	n      int         // samples
 	exact  bool        // a full pass over a finite data set: g = ∇f(x)
+	fx     float64     // f_S(x), once batchDecrease has evaluated it (haveF)
+	haveF  bool
 }
 
 // stochDescend is the descent phase of Minimize for stochastic oracles: gradient
@@ -52,8 +59,9 @@ type batchGrad struct {
 // ratio test of the general rows, bent onto the bounds it crosses (the projection arc),
 // and confirmed by an Armijo test on the batch's own objective (batchLineSearch). The phase
 // ends when the projected gradient is insignificant against δ/r
-// (‖P g‖ + 2·√(Var/n) ≤ δ/(8r)), a step gains less than stochStall·δ, or after
-// 10·(d + k) steps. Steps are
+// (‖P g‖ + 2·√(Var/n) ≤ stochStationarity·δ/r), a step gains less than stochStall·δ, or after
+// 10·(d + k) steps; once the batch is a full pass over a finite data set, the gradient is
+// exact and the phase ends where the exact one does (‖P∇f‖ ≤ 10⁻²·δ/r). Steps are
 // not tested one by one: the phase's total decrease is, once, at confidence
 // 1 − FailProb (sampledVerify, or verify for a plain stochastic Grad), and a phase that
 // does not significantly lower f is undone. It returns the point and its measured
@@ -61,14 +69,16 @@ type batchGrad struct {
 func (rn *run) stochDescend(ctx context.Context, x0 []float64) ([]float64, float64, error) {
 	x := append([]float64(nil), x0...)
 	rn.batch = max(minBatch, rn.batch/roundGrowth)
+	ph := &stochPhase{rn: rn, q: newLBFGS()}
+	ph.lo, ph.hi, ph.box = rn.c.box(len(x))
+	ph.box = ph.box && rn.ev.smp != nil
 	pred, steps := 0.0, 0
-	var dropped []int
 	for it := 0; it < 10*(len(x)+rn.c.rowCount()) && ctx.Err() == nil; it++ {
 		bg, err := rn.batchGradient(x, rn.batch)
 		if err != nil {
 			return x0, 0, err
 		}
-		xn, gain, more, err := rn.stochStep(x, bg, &dropped)
+		xn, gain, more, err := ph.step(x, bg)
 		if err != nil {
 			return x0, 0, err
 		}
@@ -82,11 +92,11 @@ func (rn *run) stochDescend(ctx context.Context, x0 []float64) ([]float64, float
 			continue
 		}
 		x, pred, steps = xn, pred+gain, steps+1
-		dropped = dropped[:0]
+		ph.dropped = ph.dropped[:0]
 		rn.ev.stats.DescentSteps++
 		rn.ev.stats.DescentBatch = rn.batch
 		rn.report(EventDescentStep, x, rn.dec+pred, nil)
-		if gain < stochStall*rn.s.Delta {
+		if gain < stochStall*rn.s.Delta && !bg.exact {
 			break
 		}
 	}
@@ -116,16 +126,41 @@ func (rn *run) acceptPhase(x0, x []float64, pred float64) ([]float64, float64, e
 	return x, dec, nil
 }
 
-// stochStep takes one step from x with the batch gradient bg: the point and its
-// predicted gain, or nil when bg does not justify a step. more > 0 asks for that batch
-// size (the norm test failed); xn nil with more 0 means the phase is over.
-func (rn *run) stochStep(x []float64, bg *batchGrad, dropped *[]int) (xn []float64, gain float64, more int, err error) {
-	ws, pg := rn.stochDirection(x, bg.g, dropped)
+// stochPhase is the state of one stochastic descent phase.
+type stochPhase struct {
+	rn      *run
+	q       *lbfgs    // the pairs measured on common samples (a Sampled oracle only)
+	lo, hi  []float64 // the box, when every constraint is a bound (and the oracle Sampled)
+	box     bool
+	dropped []int     // constraints released since the last step
+	prevX   []float64 // the last step's start, when its gradient was exact …
+	prevG   []float64 // … and that gradient, for the next pair
+}
+
+// step takes one step from x with the batch gradient bg: the point and its gain (on the
+// batch), or nil when bg does not justify a step. more > 0 asks for that batch size (the
+// norm test failed); xn nil with more 0 means the phase is over. On a box, once it holds
+// curvature pairs, the step is L-BFGS-B's (generalized Cauchy point and subspace step,
+// lbfgsb.go) for the batch gradient, each pair sᵢ = xᵢ₊₁ − xᵢ, yᵢ = ∇f_S(xᵢ₊₁) − ∇f_S(xᵢ)
+// measured on the step's own batch S (the overlapping pairs of Bollapragada, Byrd &
+// Nocedal 2018: noise in y would otherwise swamp the curvature); else it is the steepest
+// step −P g of stochStepLength.
+func (ph *stochPhase) step(x []float64, bg *batchGrad) (xn []float64, gain float64, more int, err error) {
+	rn := ph.rn
+	if ph.prevX != nil && bg.exact {
+		ph.q.update(sub(x, ph.prevX), sub(bg.g, ph.prevG))
+	}
+	ph.prevX = nil
+	ws, pg := rn.stochDirection(x, bg.g, &ph.dropped)
 	if norm(pg) <= stochMultTol*norm(bg.g) {
 		return nil, 0, 0, nil // a KKT point of the estimate
 	}
 	pn, v := norm(pg), projectedVariance(ws, bg)
-	if pn+2*math.Sqrt(v) <= rn.s.Delta/(8*rn.r) {
+	tau := stochStationarity
+	if bg.exact {
+		tau = stationarityFactor // the exact phase's test
+	}
+	if pn+2*math.Sqrt(v) <= tau*rn.s.Delta/rn.r {
 		return nil, 0, 0, nil // the gradient is insignificant against δ/r
 	}
 	if v > sq(normTestEta*pn) {
@@ -134,16 +169,43 @@ func (rn *run) stochStep(x []float64, bg *batchGrad, dropped *[]int) (xn []float
 			return nil, 0, max(more, 2*rn.batch), nil
 		}
 	}
-	dir := make([]float64, len(pg))
-	for j := range dir {
-		dir[j] = -pg[j]
+	dir, alpha, curv := ph.quasiNewton(x, bg.g)
+	if dir == nil {
+		dir = make([]float64, len(pg))
+		for j := range dir {
+			dir[j] = -pg[j]
+		}
+		if alpha, curv, err = ph.stochStepLength(x, dir, bg, ws); err != nil || alpha <= 0 {
+			return nil, 0, more, err
+		}
 	}
-	alpha, curv, err := rn.stochStepLength(x, dir, bg, ws)
-	if err != nil || alpha <= 0 {
+	if xn, gain, err = rn.batchLineSearch(x, dir, alpha, curv, bg, ws); xn == nil || err != nil || !ph.box {
+		return xn, gain, more, err
+	}
+	if bg.exact { // the next full pass gives ∇f(xn): the pair costs nothing more
+		ph.prevX, ph.prevG = x, bg.g
+		return xn, gain, more, nil
+	}
+	gy := make([]float64, len(x))
+	if err := rn.ev.gradIDs(gy, xn, bg.ids); err != nil {
 		return nil, 0, more, err
 	}
-	xn, gain, err = rn.batchLineSearch(x, dir, alpha, curv, pn, bg, ws)
-	return xn, gain, more, err
+	ph.q.update(sub(xn, x), sub(gy, bg.g))
+	return xn, gain, more, nil
+}
+
+// quasiNewton returns L-BFGS-B's direction d = x̄ − x on the box for the gradient g, with
+// the first trial step 1, or nil when there is no box, no pair yet, or d does not descend.
+func (ph *stochPhase) quasiNewton(x, g []float64) (dir []float64, alpha, curv float64) {
+	if !ph.box || ph.q.pairs() == 0 {
+		return nil, 0, 0
+	}
+	xc, c, free := cauchyPoint(ph.q, x, g, ph.lo, ph.hi)
+	d := sub(subspacePoint(ph.q, x, g, xc, c, ph.lo, ph.hi, free), x)
+	if !(dot(g, d) < 0) {
+		return nil, 0, 0
+	}
+	return d, 1, 0
 }
 
 // batchLineSearch halves alpha until y = x + alpha·dir, clamped onto the bounds it crosses
@@ -153,10 +215,10 @@ func (rn *run) stochStep(x []float64, bg *batchGrad, dropped *[]int) (xn []float
 // decrease; nil when no step passes. Without a Sampled oracle
 // f_S cannot be evaluated at two points: the step is capped at r, as a trust region,
 // and its gain is the one predicted by the curvature curv.
-func (rn *run) batchLineSearch(x, dir []float64, alpha, curv, pn float64, bg *batchGrad, ws *workingSet) ([]float64, float64, error) {
+func (rn *run) batchLineSearch(x, dir []float64, alpha, curv float64, bg *batchGrad, ws *workingSet) ([]float64, float64, error) {
 	sampled := rn.ev.smp != nil
 	if !sampled {
-		alpha = math.Min(alpha, rn.r/pn)
+		alpha = math.Min(alpha, rn.r/norm(dir))
 	}
 	z, g := make([]float64, len(x)), make([]float64, len(x))
 	for bt := 0; bt < stochHalvings; bt, alpha = bt+1, alpha/2 {
@@ -173,7 +235,7 @@ func (rn *run) batchLineSearch(x, dir []float64, alpha, curv, pn float64, bg *ba
 		if !sampled {
 			return y, slope - 0.5*curv*dot(h, h), nil
 		}
-		dec, err := rn.ev.commonDecrease(x, h, bg.ids, z, g)
+		dec, err := rn.batchDecrease(x, h, bg, z, g)
 		var nf *NonFiniteError
 		if errors.As(err, &nf) {
 			continue // f_S overflows at y: a rejected step
@@ -218,6 +280,27 @@ func (rn *run) stochDirection(x, g []float64, dropped *[]int) (*workingSet, []fl
 	return ws, pg
 }
 
+// batchDecrease returns f_S(x) − f_S(x + h) on the batch's samples S: by Sampled.Func,
+// with f_S(x) evaluated once per batch, else by commonDecrease (integrated gradients). z
+// and g are scratch of length len(x).
+func (rn *run) batchDecrease(x, h []float64, bg *batchGrad, z, g []float64) (float64, error) {
+	if rn.ev.smp.sp.Func == nil {
+		return rn.ev.commonDecrease(x, h, bg.ids, z, g)
+	}
+	if !bg.haveF {
+		f, err := rn.ev.funcIDs(x, bg.ids)
+		if err != nil {
+			return 0, err
+		}
+		bg.fx, bg.haveF = f, true
+	}
+	for j := range z {
+		z[j] = x[j] + h[j]
+	}
+	fy, err := rn.ev.funcIDs(z, bg.ids)
+	return bg.fx - fy, err
+}
+
 // projectedVariance returns the variance of the projected batch gradient P g, estimated
 // from the scatter of its chunks' means: Σⱼ ‖P(cⱼ − c̄)‖²/(m(m − 1)); 0 when exact.
 func projectedVariance(ws *workingSet, bg *batchGrad) float64 {
@@ -240,8 +323,10 @@ func projectedVariance(ws *workingSet, bg *batchGrad) float64 {
 // stochStepLength returns the step along dir: the minimizer for the curvature
 // c = d̂ᵀ∇²f d̂ measured by the gradient difference over h = r/2 on the batch's own samples
 // (a Sampled oracle; independent calls otherwise), or 10r when c ≤ 0, capped by the ratio
-// test of the general rows (bounds are clamped instead); and c.
-func (rn *run) stochStepLength(x, dir []float64, bg *batchGrad, ws *workingSet) (alpha, curv float64, err error) {
+// test of the general rows (bounds are clamped instead); and c. On a box the difference
+// is the phase's first curvature pair.
+func (ph *stochPhase) stochStepLength(x, dir []float64, bg *batchGrad, ws *workingSet) (alpha, curv float64, err error) {
+	rn := ph.rn
 	dn := norm(dir)
 	h := rn.r / 2
 	xt := make([]float64, len(x))
@@ -266,6 +351,13 @@ func (rn *run) stochStepLength(x, dir []float64, bg *batchGrad, ws *workingSet) 
 		return rn.r / dn, 0, err
 	}
 	curv = (dot(gt, dir) - dot(bg.g, dir)) / (h * dn)
+	if ph.box {
+		st := make([]float64, len(x))
+		for j := range st {
+			st[j] = h * dir[j] / dn
+		}
+		ph.q.update(st, sub(gt, bg.g))
+	}
 	alpha = 10 * rn.r / dn
 	if curv > 0 {
 		alpha = 1 / curv

@@ -46,6 +46,7 @@ type result struct {
 	exact, sto               *houdini.Result
 	fExact, fSto             float64 // the exact objective at each X
 	exactSamples             float64 // sample gradients of the exact run (GradEvals·N); gradients for a stream
+	exactLosses              float64 // sample losses of the exact run (FuncEvals·N); values for a stream
 	floor                    float64
 	sgd, adam                firstOrderResult
 	exactTime, stoTime, fTim time.Duration
@@ -73,8 +74,8 @@ func floor(d int, sigma, delta, radius float64) float64 {
 }
 
 // runBench runs the exact mode, the stochastic mode on samples, and SGD and Adam to the
-// exact mode's objective plus δ/10, within 4× the stochastic run's sample gradients (at
-// least 20 passes).
+// exact mode's objective plus δ/10, within 2× the stochastic run's sample gradients (at
+// least 10 passes).
 func runBench(b *bench, seed uint64, progress io.Writer) (*result, error) {
 	ctx := context.Background()
 	s := houdini.Settings{Delta: b.delta, Radius: b.radius, Seed: seed}
@@ -97,12 +98,14 @@ func runBench(b *bench, seed uint64, progress io.Writer) (*result, error) {
 	res.stoTime = time.Since(t0)
 	res.fExact, res.fSto = exact.Func(res.exact.X), exact.Func(res.sto.X)
 	res.exactSamples = float64(res.exact.Stats.GradEvals)
+	res.exactLosses = float64(res.exact.Stats.FuncEvals)
 	if b.n > 0 {
 		res.exactSamples *= float64(b.n)
+		res.exactLosses *= float64(b.n)
 	}
 	res.floor = floor(b.d, res.sto.Sigma, b.delta, b.radius)
 	t0 = time.Now()
-	budget := 4 * max(int(res.stoSamples()), 5*b.n)
+	budget := 2 * max(int(res.stoSamples()), 5*b.n)
 	target := res.fExact + b.delta/10
 	res.sgd = bestFirstOrder(b, exact.Func, false, target, budget, seed)
 	res.adam = bestFirstOrder(b, exact.Func, true, target, budget, seed)

@@ -111,10 +111,10 @@ func row(w io.Writer, r *result) bool {
 		r.b.name, r.b.d, n, r.exactSamples, r.stoSamples(), ratioExact, r.floor,
 		r.stoSamples()/r.floor, r.sto.Sigma, r.sto.Confidence,
 		abs(r.fSto-r.fExact)/r.b.delta, samples(r.sgd), samples(r.adam), verdict)
-	fmt.Fprintf(w, "%18s exact: %v, f %.6g, %d escapes, %v; stochastic: %v, f %.6g, %d escapes, %d descent steps (last batch %d), %.1f passes, %v; baselines %v\n",
-		"", r.exact.Status, r.fExact, r.exact.Stats.Escapes, r.exactTime.Round(1e6),
+	fmt.Fprintf(w, "%18s exact: %v, f %.6g, %d escapes, %.4g sample losses, %v; stochastic: %v, f %.6g, %d escapes, %d descent steps (last batch %d), %.4g sample losses, %.1f passes, %v; baselines %v\n",
+		"", r.exact.Status, r.fExact, r.exact.Stats.Escapes, r.exactLosses, r.exactTime.Round(1e6),
 		r.sto.Status, r.fSto, r.sto.Stats.Escapes, r.sto.Stats.DescentSteps, r.sto.Stats.DescentBatch,
-		r.sto.Stats.Passes, r.stoTime.Round(1e6), r.fTim.Round(1e6))
+		float64(r.sto.Stats.SampleFuncs), r.sto.Stats.Passes, r.stoTime.Round(1e6), r.fTim.Round(1e6))
 	return len(fail) > 0
 }
 

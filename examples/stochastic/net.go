@@ -9,13 +9,13 @@ import (
 
 // net is a two-layer network with box-constrained weights, fitted by squared loss:
 //
-//	f(W, v) = (1/N)·Σᵢ ½(vᵀtanh(W aᵢ) − yᵢ)²,   |Wₖⱼ| ≤ 1, |vₖ| ≤ 1,
+//	f(W, v) = (1/N)·Σᵢ ½(vᵀtanh(W aᵢ) − yᵢ)²,   |Wₖⱼ| ≤ 2, |vₖ| ≤ 2,
 //
 // with h hidden units and p inputs, d = h·p + h (d = 4: p = 1, h = 2; d = 50: p = 4,
 // h = 10; d = 500: p = 9, h = 50). The N = 2000 samples aᵢ ~ N(0, I) are labelled by a
-// teacher of the same shape with weights uniform on [−½, ½], plus 0.05·N(0, 1). The start
-// (W, v) = 0 is a saddle where every sample's gradient vanishes: only an escape leaves it.
-// δ = 10⁻², r = 0.3.
+// teacher of the same shape with weights uniform on [−1, 1], plus 0.05·N(0, 1). The start
+// is the usual small random one, weights 0.1·N(0, 1), near the saddle (W, v) = 0 where
+// every sample's gradient vanishes. δ = 10⁻², r = 0.3.
 type net struct {
 	p, h int
 	a    [][]float64
@@ -28,7 +28,7 @@ func newNet(d int, seed uint64) *bench {
 	const n = 2000
 	teacher := make([]float64, d)
 	for j := range teacher {
-		teacher[j] = rng.Float64() - 0.5
+		teacher[j] = 2*rng.Float64() - 1
 	}
 	N := &net{p: p, h: h}
 	for i := 0; i < n; i++ {
@@ -40,15 +40,17 @@ func newNet(d int, seed uint64) *bench {
 		N.y = append(N.y, N.forward(teacher, a, nil)+0.05*rng.NormFloat64())
 	}
 	lo, hi := make([]float64, d), make([]float64, d)
+	x0 := make([]float64, d)
 	for j := range lo {
-		lo[j], hi[j] = -1, 1
+		lo[j], hi[j] = -2, 2
+		x0[j] = 0.1 * rng.NormFloat64()
 	}
 	return &bench{
 		name: "net", d: d, n: n,
 		sampled: houdini.Sampled{N: n, Grad: N.grad, Func: N.loss},
 		c:       boxBudget(lo, hi, math.Inf(1)),
 		project: func(w []float64) { projectBox(w, lo, hi) },
-		x0:      make([]float64, d),
+		x0:      x0,
 		delta:   1e-2, radius: 0.3,
 	}
 }
