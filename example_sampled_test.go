@@ -49,5 +49,5 @@ func ExampleSampled() {
 	}
 	fmt.Printf("%v at (%.2f, %.2f), confidence %g, %.0f passes over the data\n",
 		res.Status, res.X[0], res.X[1], res.Confidence, res.Stats.Passes)
-	// Output: certified δ-SOSP at (0.69, 1.00), confidence 1, 7 passes over the data
+	// Output: certified δ-SOSP at (0.69, 1.00), confidence 1, 6 passes over the data
 }

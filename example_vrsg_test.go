@@ -41,5 +41,5 @@ func ExampleMinimize_stochastic() {
 		return
 	}
 	fmt.Printf("%v at (%.1f, %.1f), σ̂ = %.2f\n", res.Status, res.X[0], res.X[1], res.Sigma)
-	// Output: certified δ-SOSP at (0.0, -1.0), σ̂ = 0.14
+	// Output: certified δ-SOSP at (0.0, 1.0), σ̂ = 0.14
 }
