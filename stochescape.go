@@ -56,6 +56,7 @@ func (rn *run) sampledEscape(ctx context.Context, x []float64) (*EscapeResult, e
 		if !res.Complete {
 			return res, nil
 		}
+		res.Active, res.KKTResidual = rn.c.activeSet(x, sm.mod.v, rn.s.FeasTol)
 		final := sm.exact || rn.paperAccuracy(sm)
 		if found, err := rn.sampledVerifyBest(res, w, sm, final); found || err != nil {
 			return res, err
