@@ -147,10 +147,12 @@ func qScale(p *quadProblem) float64 {
 // give false ones) and noise from a tenth to three times δ/r in the gradients and δ/r² in the
 // Hessians, Escape on a stream of samples with FailProb = 0.05 must certify falsely (m* <
 // −δ) in at most a fraction 1 − Confidence of its certificates (plus three standard
-// errors), and accept a move that does not lower f by δ/3 as rarely. It must also decide:
+// errors), and accept a move that does not lower f by δ/3 as rarely. Every seventh
+// instance is moved by about 10³ (x and the rows' offsets), and another is f times 10⁻³
+// or 10³ (δ and the noise with it). It must also decide:
 // certify or move in most instances whose m* is above −δ/2 or below −2δ.
 func TestSampledCertificateConfidence(t *testing.T) {
-	n := 300
+	n := 1000
 	if testing.Short() {
 		n = 60
 	}
@@ -162,6 +164,15 @@ func TestSampledCertificateConfidence(t *testing.T) {
 		mstar := refEnumerate(p, rng).q
 		if mstar > -1e-6*qScale(p) {
 			continue
+		}
+		kind := ""
+		switch i % 7 {
+		case 3:
+			p, kind = translated(p, 1e3, rng), " translated"
+		case 5:
+			s := []float64{1e-3, 1e3}[i/7%2]
+			p, kind = rescaled(p, s), fmt.Sprintf(" f×%g", s)
+			mstar *= s
 		}
 		delta := -mstar / (0.4 + rng.Float64())
 		if i%5 == 0 {
@@ -178,7 +189,7 @@ func TestSampledCertificateConfidence(t *testing.T) {
 		if err != nil {
 			t.Fatalf("instance %d: %v", i, err)
 		}
-		tag := fmt.Sprintf("instance %d (d=%d k=%d δ=%.3g m*=%.4g noise %g)", i, p.d, len(p.A), delta, mstar, c)
+		tag := fmt.Sprintf("instance %d%s (d=%d k=%d δ=%.3g m*=%.4g noise %g)", i, kind, p.d, len(p.A), delta, mstar, c)
 		switch {
 		case e.Certified:
 			certified++
@@ -218,6 +229,41 @@ func TestSampledCertificateConfidence(t *testing.T) {
 	if certified < n/10 || found < n/10 || decided < decidable*9/10 {
 		t.Errorf("too few decisions to check: %d certificates, %d moves, %d of %d clear instances", certified, found, decided, decidable)
 	}
+}
+
+// translated returns a copy of p moved by t ~ scale·N(0, I): x + t, and the rows through
+// the same offsets, b + At (rounded: the sets differ from p's by the rounding of b + At,
+// far below r).
+func translated(p *quadProblem, scale float64, rng *rand.Rand) *quadProblem {
+	q := *p
+	t := make([]float64, p.d)
+	for j := range t {
+		t[j] = scale * rng.NormFloat64()
+	}
+	q.x = make([]float64, p.d)
+	for j := range q.x {
+		q.x[j] = p.x[j] + t[j]
+	}
+	q.b = make([]float64, len(p.b))
+	for i := range q.b {
+		q.b[i] = p.b[i] + vdot(p.A[i], t)
+	}
+	return &q
+}
+
+// rescaled returns a copy of p with the objective multiplied by s.
+func rescaled(p *quadProblem, s float64) *quadProblem {
+	q := *p
+	q.g = make([]float64, p.d)
+	q.H = make([][]float64, p.d)
+	for a := range q.g {
+		q.g[a] = s * p.g[a]
+		q.H[a] = make([]float64, p.d)
+		for b := range q.H[a] {
+			q.H[a][b] = s * p.H[a][b]
+		}
+	}
+	return &q
 }
 
 // TestSampledFullPassIsExact: with a data set so small that every estimate costs more than
