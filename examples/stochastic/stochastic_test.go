@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,26 @@ func TestSmallBenchmarks(t *testing.T) {
 		t.Errorf("%d rows ok, want 4:\n%s", got, out.String())
 	}
 	t.Log("\n" + out.String())
+}
+
+// TestBenchmarkRepeatable: one seed gives the same stochastic run twice, on a data set and
+// on a stream (the ids come from Settings.Seed, the baselines from their own seed).
+func TestBenchmarkRepeatable(t *testing.T) {
+	for _, mk := range []func(int, uint64) *bench{newNet, newLSQStream} {
+		var runs [2]*result
+		for k := range runs {
+			r, err := runBench(mk(4, 5), 5, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.sto.Stats.Runtime, r.exact.Stats.Runtime = 0, 0
+			runs[k] = r
+		}
+		a, b := runs[0], runs[1]
+		if !reflect.DeepEqual(a.sto, b.sto) || a.sgd != b.sgd || a.adam != b.adam {
+			t.Errorf("%s: two runs with seed 5 differ:\n%+v\n%+v", a.b.name, a.sto, b.sto)
+		}
+	}
 }
 
 // TestProjections checks the baselines' projections against their definitions: the box
