@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/houdini-opt/houdini"
+	"gonum.org/v1/gonum/mat"
 )
 
 // sampledQuad is f(y) = f0 + q(y − x) as an average over samples: sample s adds
@@ -482,5 +483,120 @@ func TestSampledBadProblem(t *testing.T) {
 	s.Method = houdini.MethodCorner
 	if _, err := houdini.New(houdini.Problem{Sampled: &houdini.Sampled{Grad: grad}}, nil, s); !errors.Is(err, houdini.ErrBadSettings) {
 		t.Errorf("MethodCorner: err = %v, want ErrBadSettings", err)
+	}
+}
+
+// TestSampledAwkwardOracles: Minimize and Escape with Sampled oracles that misbehave —
+// NaN or Inf gradients, losses or Hessian-vector products (always, or only on some
+// samples), panics, zero gradients, one sample, data sets of 1 and 2, unbounded below —
+// never panic, return a sentinel error or a feasible, finite point, and certify nothing
+// they cannot measure.
+func TestSampledAwkwardOracles(t *testing.T) {
+	type oracleKind struct {
+		name string
+		grad func(g, x []float64, ids []int)
+		fn   func(x []float64, ids []int) float64
+		hv   func(hv, x, v []float64, ids []int)
+	}
+	sumSq := func(g, x []float64, ids []int) {
+		for j := range g {
+			g[j] = -2 * x[j]
+		}
+	}
+	kinds := []oracleKind{
+		{name: "nan grad", grad: func(g, x []float64, ids []int) { g[0] = math.NaN() }},
+		{name: "inf on sample 3", grad: func(g, x []float64, ids []int) {
+			sumSq(g, x, ids)
+			for _, s := range ids {
+				if s == 3 {
+					g[0] = math.Inf(1)
+				}
+			}
+		}},
+		{name: "panic", grad: func(g, x []float64, ids []int) { panic("boom") }},
+		{name: "zero", grad: func(g, x []float64, ids []int) { clear(g) }},
+		{name: "concave, nan loss", grad: sumSq, fn: func(x []float64, ids []int) float64 { return math.NaN() }},
+		{name: "concave, inf hessvec", grad: sumSq, hv: func(hv, x, v []float64, ids []int) { hv[0] = math.Inf(-1) }},
+		{name: "linear, unbounded", grad: func(g, x []float64, ids []int) {
+			for j := range g {
+				g[j] = -1
+			}
+		}},
+	}
+	sets := []struct {
+		name string
+		c    func() (*houdini.Constraints, error)
+	}{
+		{"box", func() (*houdini.Constraints, error) { return houdini.NewBox([]float64{-1, -1, -1}, []float64{1, 1, 1}) }},
+		{"none", func() (*houdini.Constraints, error) { return nil, nil }},
+		{"halfspace", func() (*houdini.Constraints, error) {
+			return houdini.NewConstraints(mat.NewDense(1, 3, []float64{1, 1, 1}), []float64{1})
+		}},
+	}
+	for _, k := range kinds {
+		for _, set := range sets {
+			for _, n := range []int{0, 1, 2, 100} {
+				c, err := set.c()
+				if err != nil {
+					t.Fatal(err)
+				}
+				tag := fmt.Sprintf("%s, %s, N=%d", k.name, set.name, n)
+				sp := &houdini.Sampled{N: n, Grad: k.grad, Func: k.fn, HessVec: k.hv}
+				s := houdini.Settings{Delta: 1e-2, Radius: 0.3, Seed: 1, MaxGradEvals: 20000}
+				x0 := []float64{0.1, -0.2, 0}
+				func() {
+					defer func() {
+						if v := recover(); v != nil {
+							t.Errorf("%s: panic %v", tag, v)
+						}
+					}()
+					res, err := houdini.Minimize(context.Background(), houdini.Problem{Sampled: sp}, c, x0, s)
+					checkAwkward(t, tag+" Minimize", c, err, res != nil && res.Status == houdini.StatusCertified, resX(res), k.name)
+					o, err := houdini.New(houdini.Problem{Sampled: sp}, c, s)
+					if err != nil {
+						t.Fatalf("%s: New: %v", tag, err)
+					}
+					e, err := o.Escape(context.Background(), x0)
+					var ex []float64
+					if e != nil {
+						ex = e.X
+					}
+					checkAwkward(t, tag+" Escape", c, err, e != nil && e.Certified, ex, k.name)
+				}()
+			}
+		}
+	}
+}
+
+func resX(res *houdini.Result) []float64 {
+	if res == nil {
+		return nil
+	}
+	return res.X
+}
+
+// checkAwkward: err is a sentinel, or x is feasible and finite; no certificate from an
+// oracle that never gave a finite gradient.
+func checkAwkward(t *testing.T, tag string, c *houdini.Constraints, err error, certified bool, x []float64, kind string) {
+	t.Helper()
+	if err != nil {
+		if !errors.Is(err, houdini.ErrNonFinite) && !errors.Is(err, houdini.ErrOraclePanic) {
+			t.Errorf("%s: error %v is no sentinel", tag, err)
+		}
+		return
+	}
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Errorf("%s: non-finite point %v", tag, x)
+			return
+		}
+	}
+	if c != nil && x != nil {
+		if row, v := c.Violation(x); v > 1e-9 {
+			t.Errorf("%s: point %v violates row %d by %g", tag, x, row, v)
+		}
+	}
+	if certified && (kind == "nan grad" || kind == "panic") {
+		t.Errorf("%s: certified without a finite gradient", tag)
 	}
 }
