@@ -119,7 +119,7 @@ func (ds *descent) hessVec() (func(dst, v []float64) error, error) {
 // says, and reports whether f fell.
 func (ds *descent) curvatureMove(u []float64, in []bool) (bool, error) {
 	wall := ds.maxStep(u, in)
-	amax := math.Min(math.Min(wall, maxStep), ds.farStep(u))
+	amax := math.Min(wall, maxStep)
 	place := ds.placer(u, in)
 	alpha := math.Min(ds.rn.r, amax)
 	var best []float64

@@ -63,9 +63,7 @@ func descentRun(t *testing.T, p Problem, c *Constraints, s Settings, x0 []float6
 	if err != nil {
 		t.Fatal(err)
 	}
-	rn := o.newRun(context.Background(), 0)
-	rn.far = descentFar * math.Max(1, math.Max(norm(x0), rn.r))
-	return rn
+	return o.newRun(context.Background(), 0)
 }
 
 // L-BFGS-B reaches the minimizer of a strongly convex quadratic over a box, built from its
@@ -428,7 +426,6 @@ func BenchmarkDescentRosenChain(b *testing.B) {
 			calls := 0
 			for b.Loop() {
 				rn := o.newRun(context.Background(), 0)
-				rn.far = math.Inf(1)
 				if _, _, err := rn.descend(context.Background(), x0); err != nil {
 					b.Fatal(err)
 				}

@@ -27,10 +27,6 @@ const (
 	fNoise = 1e2 * eps
 	// maxStep caps a step along a direction no row blocks (L-BFGS-B's "big").
 	maxStep = 1e10
-	// descentFar·max(1, ‖x₀‖, r) bounds ‖x‖ in the descent phase (x₀ Minimize's start):
-	// along a ray where f falls without bound the phase stops there and leaves the rest to
-	// the escapes, whose rounding guard needs ‖x‖/r moderate (issue 12, defect 1).
-	descentFar = 1e4
 	// lambdaTol: a multiplier above −lambdaTol·‖g‖ counts as nonnegative (rounding).
 	lambdaTol = 1e-10
 	// descentSeed is mixed into Settings.Seed for the phase's own generator (the Lanczos
@@ -50,7 +46,6 @@ type descent struct {
 	f      float64 // f(x), or without Func f(x) − f(x_start), measured
 	f0     float64 // f at the phase's start, in the same terms
 	tau    float64 // the stopping tolerance on χ
-	far    float64 // ‖x‖ ≤ far (run.far; +Inf outside Minimize)
 	first  bool    // no step accepted yet (L-BFGS-B's iteration 0)
 	rng    *rand.Rand
 }
@@ -58,11 +53,7 @@ type descent struct {
 // newDescent returns the state of a phase starting at x, with ∇f(x) and f(x) evaluated.
 func (rn *run) newDescent(x []float64) (*descent, error) {
 	ds := &descent{rn: rn, q: newLBFGS(), x: append([]float64(nil), x...), first: true,
-		tau: stationarityFactor * rn.s.Delta / rn.r, far: rn.far,
-		rng: newRand(rn.s.Seed ^ descentSeed)}
-	if ds.far == 0 {
-		ds.far = math.Inf(1)
-	}
+		tau: stationarityFactor * rn.s.Delta / rn.r, rng: newRand(rn.s.Seed ^ descentSeed)}
 	ds.lo, ds.hi, ds.box = rn.c.box(len(x))
 	if ds.box {
 		ds.boxed = true
@@ -131,12 +122,11 @@ type trial struct {
 // conditions, or reaches stpmax still descending, or — when the search gives up after
 // maxLineEvals evaluations or on its interval tolerance — the lowest trial point, if it is
 // lower than x. stpmax is wall, the step to the first row d meets (+Inf for none), capped
-// at maxStep/‖d‖ and at the phase's bound ‖x‖ ≤ far; a step that ends at such a cap, no
-// row ahead, is followed by the ray test of an unbounded f (probeRay), whose verdict
+// at maxStep/‖d‖; a step that ends at that cap, no row ahead, is followed by the ray test of an unbounded f (probeRay), whose verdict
 // (*unboundedRay) is returned as the error. A trial point where an oracle is not finite
 // halves the step. It reports whether it moved.
 func (ds *descent) lineSearch(d []float64, gd, stp, wall float64, place func(float64) []float64) (bool, error) {
-	capped := math.Min(maxStep/norm(d), ds.farStep(d))
+	capped := maxStep / norm(d)
 	stpmax := math.Min(wall, capped)
 	if !(stpmax > 0) {
 		return false, nil
@@ -301,17 +291,4 @@ func (ds *descent) tryValue(xt []float64) (f float64, ok bool, err error) {
 		return 0, false, nil
 	}
 	return f, err == nil, err
-}
-
-// farStep returns the largest α ≥ 0 with ‖x + αd‖ ≤ far (0 when there is none).
-func (ds *descent) farStep(d []float64) float64 {
-	if math.IsInf(ds.far, 1) {
-		return math.Inf(1)
-	}
-	xd, dd, xx := dot(ds.x, d), dot(d, d), dot(ds.x, ds.x)
-	disc := xd*xd + dd*(ds.far*ds.far-xx)
-	if !(disc > 0) || dd == 0 {
-		return 0
-	}
-	return math.Max(0, (-xd+math.Sqrt(disc))/dd)
 }

@@ -147,9 +147,8 @@ func (o *Optimizer) checkPoint(x []float64, what string) error {
 // means context.Background().
 //
 // Unbounded objectives: when a step of the descent phase along a direction u that no row
-// of S blocks ends at its cap still descending (the line search's largest step, or the
-// phase's bound ‖x‖ ≤ 10⁴·max(1, ‖x0‖, r)), it follows the ray from the new iterate x
-// x + t·u at t = 10r·2ᵏ, k = 0, …, 40 (out to about 1.1e13·r): when every such point,
+// of S blocks ends at its cap still descending (the line search's largest step,
+// 10¹⁰/‖u‖ as L-BFGS-B's), it follows the ray from the new iterate x, x + t·u at t = 10r·2ᵏ, k = 0, …, 40 (out to about 1.1e13·r): when every such point,
 // projected onto S, is feasible and f there is lower than f(x) by at least half the
 // initial rate, f(x) − f(x + t·u) ≥ ½·t·|∇f(x)·u|, Minimize stops with StatusUnbounded at
 // the farthest point. This is a test on 41 points, not a proof: an f that falls that way

@@ -19,7 +19,6 @@ const minRadiusFraction = 0x1p-10
 func (rn *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
 	rn.start = time.Now()
 	rn.x = append([]float64(nil), x0...)
-	rn.far = descentFar * math.Max(1, math.Max(norm(x0), rn.r))
 	status, err := rn.loop(ctx)
 	if rn.restarting() {
 		// The deeper search always has a certified point to return to: any end of a

@@ -25,7 +25,6 @@ type run struct {
 	undo       *certifiedPoint // the certified point Purify moved away from, until an escape moves
 	kkt        *kktPoint       // the active set and multipliers the last escape found at its point
 	search     *searchState    // Settings.Search's state, once a certificate started it
-	far        float64         // the descent phase stays within ‖x‖ ≤ far (descentFar·max(1, ‖x0‖, r))
 	batch      int             // the stochastic descent's batch size, kept across its phases
 }
 
