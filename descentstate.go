@@ -55,12 +55,7 @@ func (rn *run) newDescent(x []float64) (*descent, error) {
 	ds := &descent{rn: rn, q: newLBFGS(), x: append([]float64(nil), x...), first: true,
 		tau: stationarityFactor * rn.s.Delta / rn.r, rng: newRand(rn.s.Seed ^ descentSeed)}
 	ds.lo, ds.hi, ds.box = rn.c.box(len(x))
-	if ds.box {
-		ds.boxed = true
-		for j := range ds.lo {
-			ds.boxed = ds.boxed && !math.IsInf(ds.lo[j], -1) && !math.IsInf(ds.hi[j], 1)
-		}
-	}
+	ds.boxed = ds.box && boxed(ds.lo, ds.hi)
 	ds.g = make([]float64, len(x))
 	if err := rn.ev.grad(ds.g, ds.x); err != nil {
 		return nil, err
@@ -291,4 +286,14 @@ func (ds *descent) tryValue(xt []float64) (f float64, ok bool, err error) {
 		return 0, false, nil
 	}
 	return f, err == nil, err
+}
+
+// boxed reports whether every coordinate has two finite bounds (L-BFGS-B's "boxed").
+func boxed(lo, hi []float64) bool {
+	for j := range lo {
+		if math.IsInf(lo[j], -1) || math.IsInf(hi[j], 1) {
+			return false
+		}
+	}
+	return true
 }

@@ -58,6 +58,7 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 	if err != nil {
 		return nil, err
 	}
+	rn.model = mod // the deeper search's default asks it whether f is nonconvex at x
 	res, w, eta := rn.walkModel(ctx, x, mod, -rn.s.Delta/3)
 	// Past η ≥ δ/6 the walk still looks for moves (f checks them), but cannot certify.
 	decidable := eta < rn.s.Delta/6

@@ -9,9 +9,11 @@ import (
 )
 
 // NewPrinter reports Minimize's progress: a line per accepted descent step, escape,
-// purification and radius halving. Here the descent phase leaves the saddle at the origin
-// by a negative-curvature step (two Lanczos products) to the corner (0, −2), which the
-// escape certifies.
+// purification, radius halving and restart. Here the descent phase leaves the saddle at
+// the origin by a negative-curvature step (two Lanczos products) to the corner (0, −2),
+// which the escape certifies; f being a nonconvex quadratic, the default search then
+// restarts from the mirrored corner (0, 1) four times, each descent ending higher than
+// (0, −2), so Minimize returns there.
 func ExampleNewPrinter() {
 	box, err := houdini.NewBox([]float64{-1, -2}, []float64{1, 1})
 	if err != nil {
@@ -25,4 +27,8 @@ func ExampleNewPrinter() {
 	// event     escapes  descent       grad       decrease     radius  escape
 	// descent         0        1          4              2        0.5
 	// escape          1        1          6              2        0.5  certified (1 subsets)
+	// restart         1        1          6            0.5        0.5
+	// restart         1        1          8            0.5        0.5
+	// restart         1        1          9            0.5        0.5
+	// restart         1        1         10            0.5        0.5
 }

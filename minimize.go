@@ -86,6 +86,12 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 			if err != nil {
 				return 0, err
 			}
+			if rn.hopeless() {
+				if rn.nextRestart() {
+					continue
+				}
+				return StatusCertified, nil
+			}
 		}
 		e, err := rn.escape(ctx, rn.x)
 		var nf *NonFiniteError
@@ -217,7 +223,7 @@ func (rn *run) afterCertificate(ctx context.Context, e *EscapeResult) (Status, b
 			return 0, false, err
 		}
 	}
-	if rn.s.Search.Rungs > 0 {
+	if rn.searching() {
 		if rn.searchStep(e) {
 			return 0, false, nil
 		}

@@ -26,6 +26,7 @@ type run struct {
 	kkt        *kktPoint       // the active set and multipliers the last escape found at its point
 	search     *searchState    // Settings.Search's state, once a certificate started it
 	batch      int             // the stochastic descent's batch size, kept across its phases
+	model      *quadModel      // the last full escape's model
 }
 
 // kktPoint is the active set at x with the least-squares KKT multipliers of an escape's
@@ -70,6 +71,9 @@ type certifiedPoint struct {
 // certified point so far and the next restart of the ladder.
 type searchState struct {
 	best      *certifiedPoint // x*
+	model     *quadModel      // the model at x* of the escape that certified it, or nil
+	rungs     int             // the ladder's rungs (Settings.Search.Rungs, or its default)
+	auto      bool            // the default search: it ends where f departs from its model
 	rung, try int             // the next restart: its rung (from 1) and how many it follows
 	rng       *rand.Rand
 }

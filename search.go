@@ -3,26 +3,85 @@ package houdini
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
 )
 
-// searchSeed is mixed into Settings.Seed for the generator of the deeper search.
-const searchSeed = 0x5ea4c4
+const (
+	// searchSeed is mixed into Settings.Seed for the generator of the deeper search.
+	searchSeed = 0x5ea4c4
+	// nonconvexSteps bounds the Lanczos steps of the default search's test (nonconvex).
+	nonconvexSteps = 20
+	// modelTrust is the relative error of the model at x* within which the default search
+	// takes f for a quadratic at a restart point (modelHolds): far above the model's
+	// finite-difference error (~√ε relative), far below a quartic's departure.
+	modelTrust = 1e-3
+)
+
+// searching reports whether the deeper search runs after the certificate just earned: it
+// decides so at the first one, with the ladder's rungs. Settings.Search.Rungs > 0 always
+// searches and < 0 never does; by default (0) the search runs, with defaultSearchRungs,
+// when f is nonconvex at the certified point — when a few Lanczos steps on the model of
+// the escape that certified it find a curvature below −δ/r² (nonconvexTol), a direction
+// along which f falls by more than δ/2 within r but for the rows: then other faces or
+// vertices may be lower, and the restarts look there. A convex f (or f convex near its
+// certified points) thus costs nothing more by default.
+func (rn *run) searching() bool {
+	if rn.search != nil {
+		return rn.search.rungs > 0
+	}
+	rungs, auto := rn.s.Search.Rungs, false
+	if rungs == 0 && !rn.s.EscapesOnly && rn.nonconvex() {
+		rungs, auto = defaultSearchRungs, true
+	}
+	if lo, hi, box := rn.c.box(len(rn.x)); box && boxed(lo, hi) {
+		// Past the rung that mirrors all d coordinates the restart points repeat.
+		rungs = min(rungs, max(1, bits.Len(uint(len(rn.x)-1))))
+	}
+	rn.search = &searchState{rungs: max(rungs, 0), auto: auto, rng: newRand(rn.s.Seed ^ searchSeed)}
+	return rn.search.rungs > 0
+}
+
+// nonconvex reports whether the last full escape's model M has a Ritz value below
+// −δ/r² after at most nonconvexSteps Lanczos steps from a random start (an upper bound on
+// λmin(M), so a true report is a proof about the model). It costs O(nonconvexSteps·d²)
+// and no oracle call.
+func (rn *run) nonconvex() bool {
+	m := rn.model
+	if m == nil {
+		return false
+	}
+	d := len(m.v)
+	hv := func(dst, v []float64) error {
+		mat.NewVecDense(d, dst).MulVec(m.M, mat.NewVecDense(d, v))
+		return nil
+	}
+	rng := newRand(rn.s.Seed ^ searchSeed ^ 1)
+	z := make([]float64, d)
+	for j := range z {
+		z[j] = rng.NormFloat64()
+	}
+	theta, u, err := lanczosMin(hv, func(v []float64) []float64 { return append([]float64(nil), v...) }, z, min(d, nonconvexSteps))
+	return err == nil && u != nil && theta < -rn.s.Delta/(rn.r*rn.r)
+}
 
 // searchStep is called where an escape has certified the run's point x (and Purify, if
 // set, found no move): x becomes x* when it is the first certified point or lower than
 // x* by more than δ/3, and the ladder starts again; then the run restarts from the next
 // point of the ladder (restarted true) or, the ladder exhausted, returns to x*.
 func (rn *run) searchStep(e *EscapeResult) (restarted bool) {
-	if rn.search == nil {
-		rn.search = &searchState{rng: newRand(rn.s.Seed ^ searchSeed)}
-	}
 	sr, st := rn.search, rn.ev.stats
 	if sr.best == nil || rn.dec > sr.best.decrease+rn.s.Delta/3 {
 		if sr.best != nil {
 			st.RestartsImproved++
 		}
 		sr.best = &certifiedPoint{x: rn.x, decrease: rn.dec, confidence: e.Confidence, radius: rn.r, kkt: rn.kkt}
+		sr.model = nil
+		if m := rn.model; m != nil && len(m.v) == len(rn.x) {
+			sr.model = m // the model of the escape that certified x*
+		}
 		sr.rung, sr.try = 1, 0
 	}
 	return rn.nextRestart()
@@ -36,7 +95,7 @@ func (rn *run) restarting() bool { return rn.search != nil && rn.search.best != 
 // (MaxSubsets, rounding, an oracle failing there) is abandoned through it too.
 func (rn *run) nextRestart() bool {
 	sr, st := rn.search, rn.ev.stats
-	for sr.rung <= rn.s.Search.Rungs && st.Escapes < rn.s.MaxEscapes {
+	for sr.rung <= sr.rungs && st.Escapes < rn.s.MaxEscapes {
 		k := sr.rung
 		if sr.try++; sr.try == rn.s.Search.Tries {
 			sr.rung, sr.try = sr.rung+1, 0
@@ -56,6 +115,9 @@ func (rn *run) nextRestart() bool {
 		}
 		if err != nil { // the budget, the context, a panicking oracle: back to x*
 			break
+		}
+		if sr.auto && !modelHolds(sr.model, sub(y, sr.best.x), dec, rn.s.Delta) {
+			break // f is not the quadratic its model at x* says: the default search ends
 		}
 		rn.x, rn.dec, rn.r, rn.undo = y, sr.best.decrease+dec, rn.s.Radius, nil
 		st.Restarts++
@@ -83,7 +145,11 @@ func (rn *run) restartPoint(x []float64, k int, rng *rand.Rand) []float64 {
 	m := min(d, 1<<min(k, 30))
 	step := math.Ldexp(rn.s.Radius, k) / math.Sqrt(float64(m))
 	y := append([]float64(nil), x...)
-	for _, j := range rng.Perm(d)[:m] {
+	order := rng.Perm(d)[:m]
+	if box && rn.search.model != nil {
+		order = modelMirrors(x, lo, hi, rn.search.model, m, rng)
+	}
+	for _, j := range order {
 		switch {
 		case box && !math.IsInf(lo[j], -1) && !math.IsInf(hi[j], 1):
 			y[j] = lo[j] + hi[j] - x[j]
@@ -120,4 +186,57 @@ func (rn *run) cutAtRows(x, h []float64) []float64 {
 	y := append([]float64(nil), x...)
 	axpy(y, alpha, h)
 	return rn.c.snap(y, rn.s.FeasTol, ws.in)
+}
+
+// modelHolds reports whether f(x*) − f(x* + h) = dec is what the quadratic model mod at x*
+// predicts, −q(h), to within modelTrust·max(|q(h)|, δ): whether f is, as far as this far
+// point tells, the quadratic its model says.
+func modelHolds(mod *quadModel, h []float64, dec, delta float64) bool {
+	if mod == nil {
+		return false
+	}
+	q := mod.value(h)
+	return math.Abs(dec+q) <= modelTrust*math.Max(math.Abs(q), delta)
+}
+
+// hopeless reports whether the run is on a restart whose descent phase ended no lower than
+// x* by δ/3: its escape could only certify a point the search would not keep, so the
+// restart is abandoned before that escape's model is paid for.
+func (rn *run) hopeless() bool {
+	return rn.restarting() && !(rn.dec > rn.search.best.decrease+rn.s.Delta/3)
+}
+
+// modelMirrors returns up to m coordinates to mirror in their bounds from x, chosen as
+// Kernighan & Lin (1970) choose the vertices to move: the first at random, each next the
+// one whose mirroring, after those already chosen, changes the model mod (at x) least.
+// Only coordinates with two finite bounds are chosen.
+func modelMirrors(x, lo, hi []float64, mod *quadModel, m int, rng *rand.Rand) []int {
+	d := len(x)
+	w := append([]float64(nil), mod.v...) // ∇q at the mirrored point: v + M·h
+	chosen := make([]bool, d)
+	var set []int
+	j := rng.IntN(d)
+	for len(set) < m {
+		if chosen[j] || math.IsInf(lo[j], -1) || math.IsInf(hi[j], 1) {
+			break
+		}
+		chosen[j] = true
+		set = append(set, j)
+		hj := lo[j] + hi[j] - 2*x[j]
+		for i := range w {
+			w[i] += mod.M.At(i, j) * hj
+		}
+		best, off := math.Inf(1), rng.IntN(d)
+		for t := range d {
+			k := (off + t) % d
+			if chosen[k] || math.IsInf(lo[k], -1) || math.IsInf(hi[k], 1) {
+				continue
+			}
+			hk := lo[k] + hi[k] - 2*x[k]
+			if dq := hk*w[k] + 0.5*mod.M.At(k, k)*hk*hk; dq < best {
+				best, j = dq, k
+			}
+		}
+	}
+	return set
 }

@@ -113,7 +113,10 @@ func TestSearchBudgetReturnsBestCertified(t *testing.T) {
 
 func TestSearchSettingsValidated(t *testing.T) {
 	p, box, _ := doubleWell(2)
-	for _, ss := range []houdini.SearchSettings{{Rungs: -1}, {Rungs: 61}, {Rungs: 2, Tries: -1}} {
+	if _, err := houdini.New(p, box, houdini.Settings{Delta: 1, Radius: 1, Search: houdini.SearchSettings{Rungs: -1}}); err != nil {
+		t.Errorf("Rungs −1 (no search): %v", err)
+	}
+	for _, ss := range []houdini.SearchSettings{{Rungs: 61}, {Rungs: 2, Tries: -1}} {
 		_, err := houdini.New(p, box, houdini.Settings{Delta: 1, Radius: 1, Search: ss})
 		var se *houdini.SettingsError
 		if !errors.Is(err, houdini.ErrBadSettings) || !errors.As(err, &se) {

@@ -127,30 +127,42 @@ type Settings struct {
 	Stochastic StochasticSettings
 }
 
-// SearchSettings configure the deeper search of Minimize, for users who want better
-// points than the nearest δ-SOSP: after a certificate, Minimize restarts from points
-// farther and farther from the best certified point (a ladder of neighbourhoods) and
-// keeps what is lower. Certificates are unchanged by it: each restart runs to an
-// escape's certificate at r, and Minimize returns the lowest certified point it met.
+// SearchSettings configure the deeper search of Minimize, for better points than the
+// nearest δ-SOSP: after a certificate, Minimize restarts from points farther and farther
+// from the best certified point (a ladder of neighbourhoods) and keeps what is lower.
+// Certificates are unchanged by it: Minimize returns the lowest certified point it met.
+// By default it runs only where f is a nonconvex quadratic (see Rungs), where it costs
+// about 5–30× the plain run's time and finds much better points (the README measures
+// it); a convex or non-quadratic f costs at most one more Func call.
 type SearchSettings struct {
 	// Rungs is the number of rungs of the ladder. The restart points of rung k lie at
-	// m = min(d, 2^k) coordinates (drawn at random, Settings.Seed) from the best
-	// certified point x*: each is mirrored in its bounds, lᵢ + uᵢ − xᵢ, or, lacking two
-	// bounds, moved by ±2^k·r/√m, so the distance from x* about doubles from rung to
-	// rung; with general rows the move is cut at the first row it meets. From there
-	// Minimize runs as usual (descent, escapes) to a certificate; a certified point
-	// lower than x* by more than δ/3 becomes x* and the ladder starts again at rung 1,
-	// otherwise the next restart is tried. A restart that ends undecided (MaxSubsets,
-	// rounding, an oracle failing there) is abandoned for the next. When the ladder is
-	// exhausted, or a budget, the Callback or the context ends the run, Minimize returns
-	// x* with its certificate (StatusCertified). Each restart costs a run from a new
-	// point (a descent and at least one escape) and counts in Stats.Restarts
-	// (Stats.RestartsImproved for those that lowered x*), its escapes in Stats.Escapes and
-	// towards MaxEscapes. Must be in [0, 60]. Ignored for a stochastic oracle. Default 0:
-	// no search.
+	// m = min(d, 2^k) coordinates from the best certified point x*: each is mirrored in
+	// its bounds, lᵢ + uᵢ − xᵢ, or, lacking two bounds, moved by ±2^k·r/√m, so the
+	// distance from x* about doubles from rung to rung; with general rows the move is
+	// cut at the first row it meets. In a box the m coordinates are chosen as Kernighan
+	// and Lin choose vertices to move, on the model of the escape that certified x*: the
+	// first at random (Settings.Seed), each next the one whose mirroring, after the
+	// others, raises the model least; otherwise all m at random. From there Minimize
+	// runs its descent phase; a restart that ends no lower than x* by δ/3 is abandoned
+	// before its escape, one that does runs on (escapes, descents) to a certificate and
+	// its point becomes x*, and the ladder starts again at rung 1. A restart that ends
+	// undecided (MaxSubsets, rounding, an oracle failing there) is abandoned too. When
+	// the ladder is exhausted, or a budget, the Callback or the context ends the run,
+	// Minimize returns x* with its certificate (StatusCertified). Each restart costs one
+	// f value at the restart point and a descent (an escape and more when it improves),
+	// and counts in Stats.Restarts (Stats.RestartsImproved for those that lowered x*),
+	// its escapes in Stats.Escapes and towards MaxEscapes.
+	//
+	// Default 0: 6 rungs when f is a nonconvex quadratic — when a few Lanczos steps on the
+	// model M of the escape that first certified find a curvature below −δ/r² (a
+	// direction along which f falls by more than δ/2 within r but for the rows), and,
+	// at every restart point, f agrees with that model to a relative 10⁻³ (f nonconvex
+	// but not quadratic ends the search at its first restart point, having cost one f
+	// value) — and no search otherwise, nor with EscapesOnly. Negative: no search.
+	// Must be at most 60. Ignored for a stochastic oracle.
 	Rungs int
 
-	// Tries is the number of restarts per rung. Must be nonnegative. Default 2.
+	// Tries is the number of restarts per rung. Must be nonnegative. Default 4.
 	Tries int
 }
 
@@ -266,7 +278,8 @@ const (
 	defaultCornerFailProb = 1e-3
 	defaultMaxSubsets     = 4096
 	defaultMaxEscapes     = 10000
-	defaultSearchTries    = 2
+	defaultSearchTries    = 4
+	defaultSearchRungs    = 6
 	defaultFailProb       = 1e-3
 	defaultGradAccuracy   = 1.0 / 6
 	defaultHessAccuracy   = 1.0 / 6
@@ -321,7 +334,7 @@ func (s Settings) validated() (Settings, error) {
 		settingCheck{"Method", s.Method != MethodCorner || !s.isStochastic(),
 			"MethodCorner needs exact oracles (Stochastic.Grad and .NoisyFunc unset)"},
 		settingCheck{"MaxSubsets", s.MaxSubsets >= 0, "must be nonnegative"},
-		settingCheck{"Search.Rungs", s.Search.Rungs >= 0 && s.Search.Rungs <= 60, "must be in [0, 60]"},
+		settingCheck{"Search.Rungs", s.Search.Rungs <= 60, "must be at most 60"},
 		settingCheck{"Search.Tries", s.Search.Tries >= 0, "must be nonnegative"},
 		settingCheck{"MaxEscapes", s.MaxEscapes >= 0, "must be nonnegative"},
 		settingCheck{"MaxGradEvals", s.MaxGradEvals >= 0, "must be nonnegative"},
