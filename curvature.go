@@ -14,7 +14,11 @@ const (
 	// curvatureShrinks bounds the quarterings of the first trial step r when f does not
 	// fall there (third-order terms), and maxExpand the doublings while it falls.
 	curvatureShrinks = 3
-	maxExpand        = 60
+	// ritzSettled: a positive smallest Ritz value whose residual is below ritzSettled
+	// times itself counts as converged (curvatureSettled).
+	ritzSettled  = 0.1
+	ritzMinSteps = 3
+	maxExpand    = 60
 )
 
 // curvatureStep is the descent phase's negative-curvature step, tried where χ ≤ τ: a few
@@ -37,7 +41,7 @@ func (ds *descent) curvatureStep() (bool, error) {
 	for j := range z {
 		z[j] = ds.rng.NormFloat64()
 	}
-	theta, u, err := lanczosMin(hv, proj, z, lanczosSteps)
+	theta, u, err := lanczosMin(hv, proj, z, lanczosSteps, ds.curvatureSettled)
 	if err != nil || u == nil {
 		return false, err
 	}
@@ -46,6 +50,16 @@ func (ds *descent) curvatureStep() (bool, error) {
 		return false, nil
 	}
 	return ds.curvatureMove(ds.curvatureSign(u, theta, in), in)
+}
+
+// curvatureSettled tells the curvature check's Lanczos steps to stop early: after
+// ritzMinSteps steps, once the smallest Ritz value θ is positive and its Ritz pair
+// converged, residual ≤ ritzSettled·θ — the extreme Ritz value converges first
+// (Kaniel–Paige), so a positive converged one leaves little room for a curvature below
+// −δ/r², and what the check might miss the escape that follows finds. A negative θ runs
+// all lanczosSteps: the move follows its Ritz vector, the better converged the better.
+func (ds *descent) curvatureSettled(steps int, theta, resid float64) bool {
+	return steps >= ritzMinSteps && theta > 0 && resid <= ritzSettled*theta
 }
 
 // curvatureSign returns ±u, whichever the model f + sα∇fᵀu + ½θα²s² lowers more at the

@@ -287,7 +287,7 @@ func TestLanczosMinAgainstEigenSym(t *testing.T) {
 		for j := range z {
 			z[j] = rng.NormFloat64()
 		}
-		theta, u, err := lanczosMin(hv, proj, z, len(free))
+		theta, u, err := lanczosMin(hv, proj, z, len(free), nil)
 		if err != nil || u == nil {
 			t.Fatalf("trial %d: %v, u %v", trial, err, u)
 		}

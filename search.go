@@ -63,7 +63,7 @@ func (rn *run) nonconvex() bool {
 	for j := range z {
 		z[j] = rng.NormFloat64()
 	}
-	theta, u, err := lanczosMin(hv, func(v []float64) []float64 { return append([]float64(nil), v...) }, z, min(d, nonconvexSteps))
+	theta, u, err := lanczosMin(hv, func(v []float64) []float64 { return append([]float64(nil), v...) }, z, min(d, nonconvexSteps), nil)
 	return err == nil && u != nil && theta < -rn.s.Delta/(rn.r*rn.r)
 }
 
