@@ -10,6 +10,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -41,8 +42,8 @@ func run(args []string, w io.Writer) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "wall-time budget per instance (StatusCanceled); 0: none")
 	only := fs.String("only", "", "run only instances whose name contains this string")
 	seed := fs.Uint64("seed", 1, "Settings.Seed")
-	rungs := fs.Int("rungs", 0, "Settings.Search.Rungs: after a certificate, restarts at 2r, 4r, …, 2^N·r from the best certified point")
-	tries := fs.Int("tries", 0, "Settings.Search.Tries: restarts per rung (0: the default, 2)")
+	rungs := fs.Int("rungs", 0, "Settings.Search.Rungs: after a certificate, restarts mirroring 2, 4, …, 2^N coordinates of the best certified point; 0: the default (6 where f is a nonconvex quadratic, as here); -1: no search")
+	tries := fs.Int("tries", 0, "Settings.Search.Tries: restarts per rung (0: the default, 4)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -93,8 +94,11 @@ func run(args []string, w io.Writer) error {
 		s := Summarize(outs)
 		fmt.Fprintf(w, "\n| solver | start | mean gap %% | median gap %% | max gap %% | solved /%d | total s |\n|---|---|---:|---:|---:|---:|---:|\n", len(outs))
 		name := fmt.Sprintf("houdini %s, r = %g", *mode, *radius)
-		if *rungs > 0 {
-			name += fmt.Sprintf(", search %d×%d", *rungs, max(*tries, 2))
+		switch {
+		case *rungs > 0:
+			name += fmt.Sprintf(", search %d×%d", *rungs, cmp.Or(*tries, 4))
+		case *rungs < 0:
+			name += ", no search"
 		}
 		fmt.Fprintf(w, "| **%s** | %s | %.3f | %.3f | %.2f | %d | %.2f |\n",
 			name, start, s.MeanGap, s.MedianGap, s.MaxGap, s.Solved, s.Total.Seconds())
