@@ -213,21 +213,20 @@ func (rn *run) afterEscape(ctx context.Context, e *EscapeResult) (status Status,
 }
 
 // afterCertificate decides what follows a certificate at the run's point with exact
-// oracles: Purify's move (another round), else the deeper search's restart (another
-// round), else the end: certified there, or at the search's best certified point. When
-// Purify's budget or an oracle fails while purifying, the certificate at x stands.
+// oracles: the deeper search's restart (another round) while its ladder lasts, then, at
+// its best certified point, Purify's move (another round), else the end, certified
+// there. When Purify's budget or an oracle fails while purifying, the certificate at x
+// stands. Purifying only once the search is over keeps the restarts' certificates
+// cheap and lets Purify's undo return to the search's best point.
 func (rn *run) afterCertificate(ctx context.Context, e *EscapeResult) (Status, bool, error) {
+	if rn.searching() && rn.searchStep(e) {
+		return 0, false, nil
+	}
 	if rn.s.Purify {
 		moved, err := rn.purifyStep(ctx, e)
 		if moved || err != nil {
 			return 0, false, err
 		}
-	}
-	if rn.searching() {
-		if rn.searchStep(e) {
-			return 0, false, nil
-		}
-		return StatusCertified, true, nil
 	}
 	rn.confidence = e.Confidence
 	return StatusCertified, true, nil

@@ -74,6 +74,7 @@ type searchState struct {
 	model     *quadModel      // the model at x* of the escape that certified it, or nil
 	rungs     int             // the ladder's rungs (Settings.Search.Rungs, or its default)
 	auto      bool            // the default search: it ends where f departs from its model
+	done      bool            // the ladder is exhausted and the run back at x*
 	rung, try int             // the next restart: its rung (from 1) and how many it follows
 	rng       *rand.Rand
 }

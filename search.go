@@ -30,7 +30,7 @@ const (
 // certified points) thus costs nothing more by default.
 func (rn *run) searching() bool {
 	if rn.search != nil {
-		return rn.search.rungs > 0
+		return rn.search.rungs > 0 && !rn.search.done
 	}
 	rungs, auto := rn.s.Search.Rungs, false
 	if rungs == 0 && !rn.s.EscapesOnly && rn.nonconvex() {
@@ -88,7 +88,9 @@ func (rn *run) searchStep(e *EscapeResult) (restarted bool) {
 }
 
 // restarting reports whether the run is on a restart of the deeper search, away from x*.
-func (rn *run) restarting() bool { return rn.search != nil && rn.search.best != nil }
+func (rn *run) restarting() bool {
+	return rn.search != nil && rn.search.best != nil && !rn.search.done
+}
 
 // nextRestart moves the run to the next restart point of the ladder from x* (true), or,
 // the ladder or a budget exhausted, back to x* (false). A restart that ends undecided
@@ -125,6 +127,7 @@ func (rn *run) nextRestart() bool {
 		return true
 	}
 	rn.restoreBest()
+	sr.done = true
 	return false
 }
 

@@ -76,6 +76,34 @@ func TestSearchDefaultOnNonconvexQuadratic(t *testing.T) {
 	}
 }
 
+// With Purify the search runs first and Purify moves its best point afterwards: the run
+// ends certified (at a point an escape certifies), no higher than with Purify alone.
+func TestSearchDefaultThenPurify(t *testing.T) {
+	ctx := context.Background()
+	for seed := uint64(1); seed <= 6; seed++ {
+		p, box := cutQuadratic(16, seed)
+		x0 := make([]float64, 16)
+		s := Settings{Delta: 1e-2, Radius: 0.1, Purify: true, Search: SearchSettings{Rungs: -1}}
+		plain, err := Minimize(ctx, p, box, x0, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Search.Rungs = 0
+		res, err := Minimize(ctx, p, box, x0, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != StatusCertified || res.Stats.Restarts == 0 || res.F > plain.F+1e-6*s.Delta {
+			t.Fatalf("seed %d: %v f = %g after %d restarts, %d purifications; Purify alone f = %g",
+				seed, res.Status, res.F, res.Stats.Restarts, res.Stats.Purifications, plain.F)
+		}
+		o, _ := New(p, box, Settings{Delta: 1e-2, Radius: res.Radius})
+		if e, err := o.Escape(ctx, res.X); err != nil || !e.Certified {
+			t.Fatalf("seed %d: the returned point is not certified: %v", seed, err)
+		}
+	}
+}
+
 // By default no search runs where f is convex at its certified point, and where f is
 // nonconvex but not quadratic it ends at its first restart point: the run makes the
 // same gradient calls, ends at the same point, and makes at most two more Func calls
