@@ -249,3 +249,15 @@ func Summarize(outs []*Outcome) Summary {
 	}
 	return s
 }
+
+// ProjectedGradient returns ‖P(x − ∇f(x)) − x‖∞ for the minimized f = −(½xᵀQx + cᵀx) on
+// [0, 1]ⁿ: zero exactly at a first-order point.
+func ProjectedGradient(in *Instance, x []float64) float64 {
+	g := make([]float64, len(x))
+	in.Problem().Grad(g, x)
+	pg := 0.0
+	for i, xi := range x {
+		pg = math.Max(pg, math.Abs(math.Max(0, math.Min(1, xi-g[i]))-xi))
+	}
+	return pg
+}

@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,6 +93,11 @@ func run(args []string, w io.Writer) error {
 				in.Name, in.N, o.Value, in.Opt, o.Gap, ip, o.Result.Status, st.Escapes, st.DescentSteps, o.Wall.Seconds())
 		}
 		s := Summarize(outs)
+		pg := 0.0
+		for _, o := range outs {
+			pg = math.Max(pg, ProjectedGradient(o.Instance, o.X))
+		}
+		fmt.Fprintf(w, "\nlargest pg∞ = ‖P(x − ∇f) − x‖∞ at the returned points: %.1e (the descent phase's tolerance on ‖P∇f‖₂: 10⁻²·δ/r = %.1e)\n", pg, 1e-2**delta / *radius)
 		fmt.Fprintf(w, "\n| solver | start | mean gap %% | median gap %% | max gap %% | solved /%d | total s |\n|---|---|---:|---:|---:|---:|---:|\n", len(outs))
 		name := fmt.Sprintf("houdini %s, r = %g", *mode, *radius)
 		switch {

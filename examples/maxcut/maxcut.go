@@ -315,3 +315,15 @@ func Run(ctx context.Context, g *Graph, x0 []float64, cfg Config) (*Outcome, err
 	out.GradCalls, out.HessCalls, out.FuncCalls = res.Stats.GradEvals, res.Stats.HessEvals, res.Stats.FuncEvals
 	return out, nil
 }
+
+// ProjectedGradient returns ‖P(x − ∇f(x)) − x‖∞ for f = ½xᵀAx on [−1, 1]ⁿ: zero exactly
+// at a first-order point.
+func ProjectedGradient(g *Graph, x []float64) float64 {
+	grad := make([]float64, len(x))
+	g.Problem().Grad(grad, x)
+	pg := 0.0
+	for i, xi := range x {
+		pg = math.Max(pg, math.Abs(math.Max(-1, math.Min(1, xi-grad[i]))-xi))
+	}
+	return pg
+}
