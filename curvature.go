@@ -14,16 +14,17 @@ const (
 	// curvatureShrinks bounds the quarterings of the first trial step r when f does not
 	// fall there (third-order terms), and maxExpand the doublings while it falls.
 	curvatureShrinks = 3
-	// ritzSettled: a positive smallest Ritz value whose residual is below ritzSettled
-	// times itself counts as converged (curvatureSettled).
+	maxExpand        = 60
+	// ritzSettled: after at least ritzMinSteps steps, a positive smallest Ritz value whose
+	// residual is below ritzSettled times itself counts as converged (curvatureSettled).
 	ritzSettled  = 0.1
 	ritzMinSteps = 3
-	maxExpand    = 60
 )
 
-// curvatureStep is the descent phase's negative-curvature step, tried where χ ≤ τ: a few
-// Lanczos steps (lanczosMin, from a random start) on the face of the stationarity measure's
-// W, with Hessian-vector products from Problem.Hess or from gradient differences
+// curvatureStep is the descent phase's negative-curvature step, tried where χ ≤ τ: up to
+// lanczosSteps Lanczos steps (lanczosMin, from a random start; fewer when the smallest Ritz
+// value settles positive, curvatureSettled) on the face of the stationarity measure's W,
+// with Hessian-vector products from Problem.Hess or from gradient differences
 // (∇f(x + θu) − ∇f(x))/θ, θ as in the model. When the smallest Ritz value is below −δ/r²
 // — a curvature along which the model falls by more than δ/2 within r, what an escape
 // would find — the phase moves along its Ritz vector u, signed so that ∇fᵀu ≤ 0, from

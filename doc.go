@@ -18,7 +18,8 @@
 // it runs a descent phase — L-BFGS-B on a box, a quasi-Newton working-set method with
 // general rows, negative-curvature steps at saddles — down to a projected gradient of
 // 10⁻²·δ/r, unless Settings.EscapesOnly asks for the paper's pure escape loop.
-// Settings.Search restarts after a certificate for better points than the nearest δ-SOSP.
+// Settings.Search restarts after a certificate for better points than the nearest δ-SOSP
+// (by default where f is a nonconvex quadratic).
 //
 // Each escape costs about one eigendecomposition of M: the subsets are examined in M's
 // eigenbasis through small bordered systems (eigenbasis.go, Golub 1973), only two

@@ -117,9 +117,10 @@ func (o *Optimizer) checkPoint(x []float64, what string) error {
 // times, Stats.RadiusHalvings); Result.Radius is the r of the certificate. A run is
 // deterministic: the same Settings (Seed included) give bit-identical Results.
 // Settings.Callback hears of every escape and Settings.Progress of every descent step,
-// escape, purification, radius halving and restart. With Settings.Search the run goes on
-// after a certificate from restart points farther and farther away and returns the lowest
-// certified point it met (see SearchSettings).
+// escape, purification, radius halving and restart. With Settings.Search — by default
+// where f is a nonconvex quadratic — the run goes on after a certificate from restart
+// points farther and farther away and returns the lowest certified point it met (see
+// SearchSettings); Purify then moves that point.
 //
 // Errors and results: Minimize returns (nil, err) exactly when it rejects its input before
 // the run starts: ErrBadProblem or a *SettingsError from New, and a *DimensionError,
