@@ -132,8 +132,9 @@ type Settings struct {
 // from the best certified point (a ladder of neighbourhoods) and keeps what is lower.
 // Certificates are unchanged by it: Minimize returns the lowest certified point it met.
 // By default it runs only where f is a nonconvex quadratic (see Rungs), where it costs
-// about 5–30× the plain run's time and finds much better points (the README measures
-// it); a convex or non-quadratic f costs at most one more Func call.
+// about 3–30× the plain run's CPU time and finds much better points (the README measures
+// it); a convex f costs nothing more, a nonconvex non-quadratic one f at x* and at one
+// restart point (two Func calls, or a few Grad calls without Func).
 type SearchSettings struct {
 	// Rungs is the number of rungs of the ladder. The restart points of rung k lie at
 	// m = min(d, 2^k) coordinates from the best certified point x*: each is mirrored in
@@ -157,8 +158,8 @@ type SearchSettings struct {
 	// model M of the escape that first certified find a curvature below −δ/r² (a
 	// direction along which f falls by more than δ/2 within r but for the rows), and,
 	// at every restart point, f agrees with that model to a relative 10⁻³ (f nonconvex
-	// but not quadratic ends the search at its first restart point, having cost one f
-	// value) — and no search otherwise, nor with EscapesOnly. Negative: no search.
+	// but not quadratic ends the search at its first restart point, having cost f there
+	// and at x*) — and no search otherwise, nor with EscapesOnly. Negative: no search.
 	// Must be at most 60. Ignored for a stochastic oracle.
 	Rungs int
 
