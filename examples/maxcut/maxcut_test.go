@@ -159,7 +159,9 @@ func checkOutcome(t *testing.T, g *Graph, o *Outcome, balanced bool) {
 	if len(tr.F) < 2 {
 		t.Fatalf("trace has %d points", len(tr.F))
 	}
-	for i := 1; i < len(tr.F); i++ {
+	// Escapes lower f, except where the deeper search (on by default here: f is a nonconvex
+	// quadratic) restarts from a point above the best one.
+	for i := 1; i < len(tr.F) && o.Result.Stats.Restarts == 0; i++ {
 		if tr.F[i] > tr.F[i-1]+1e-9 {
 			t.Errorf("trace rises at %d: %v → %v", tr.Iter[i], tr.F[i-1], tr.F[i])
 		}
