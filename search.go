@@ -138,10 +138,12 @@ func (rn *run) restoreBest() {
 }
 
 // restartPoint returns the restart point of rung k from x (Settings.Search.Rungs):
-// m = min(d, 2^k) coordinates drawn at random are mirrored in their bounds, lⱼ + uⱼ − xⱼ,
-// or, lacking two bounds, moved by ±2^k·r/√m; with general rows the move x → y is first
-// stripped of its outward parts along the rows active at x and then cut at the first row
-// it meets. It returns nil when that leaves less than r of it.
+// m = min(d, 2^k) coordinates are mirrored in their bounds, lⱼ + uⱼ − xⱼ, or, lacking two
+// bounds, moved by ±2^k·r/√m. In a box with two bounds on every coordinate and the model
+// of x*'s certificate at hand, modelMirrors chooses them; otherwise they are drawn at
+// random. With general rows the move x → y is first stripped of its outward parts along
+// the rows active at x and then cut at the first row it meets. It returns nil when that
+// leaves less than r of it.
 func (rn *run) restartPoint(x []float64, k int, rng *rand.Rand) []float64 {
 	d := len(x)
 	lo, hi, box := rn.c.box(d)
@@ -149,7 +151,7 @@ func (rn *run) restartPoint(x []float64, k int, rng *rand.Rand) []float64 {
 	step := math.Ldexp(rn.s.Radius, k) / math.Sqrt(float64(m))
 	y := append([]float64(nil), x...)
 	order := rng.Perm(d)[:m]
-	if box && rn.search.model != nil {
+	if box && boxed(lo, hi) && rn.search.model != nil {
 		order = modelMirrors(x, lo, hi, rn.search.model, m, rng)
 	}
 	for _, j := range order {
@@ -212,7 +214,7 @@ func (rn *run) hopeless() bool {
 // modelMirrors returns up to m coordinates to mirror in their bounds from x, chosen as
 // Kernighan & Lin (1970) choose the vertices to move: the first at random, each next the
 // one whose mirroring, after those already chosen, changes the model mod (at x) least.
-// Only coordinates with two finite bounds are chosen.
+// Only coordinates with two finite bounds are chosen; the set ends early at one without.
 func modelMirrors(x, lo, hi []float64, mod *quadModel, m int, rng *rand.Rand) []int {
 	d := len(x)
 	w := append([]float64(nil), mod.v...) // ∇q at the mirrored point: v + M·h
