@@ -99,7 +99,7 @@ func (rn *run) nextRestart() bool {
 	sr, st := rn.search, rn.ev.stats
 	for sr.rung <= sr.rungs && st.Escapes < rn.s.MaxEscapes {
 		k := sr.rung
-		if sr.try++; sr.try == rn.s.Search.Tries {
+		if sr.try++; sr.try == rn.s.Search.Tries || rn.mirrorsAll(k) {
 			sr.rung, sr.try = sr.rung+1, 0
 		}
 		y := rn.restartPoint(sr.best.x, k, sr.rng)
@@ -129,6 +129,14 @@ func (rn *run) nextRestart() bool {
 	rn.restoreBest()
 	sr.done = true
 	return false
+}
+
+// mirrorsAll reports whether the restart points of rung k mirror every coordinate of a box
+// bounded on every coordinate: there is one such point, and one try of the rung.
+func (rn *run) mirrorsAll(k int) bool {
+	d := len(rn.x)
+	lo, hi, box := rn.c.box(d)
+	return box && boxed(lo, hi) && 1<<min(k, 30) >= d
 }
 
 // restoreBest returns the run to x*, with its decrease, radius and confidence.

@@ -163,7 +163,9 @@ type SearchSettings struct {
 	// Must be at most 60. Ignored for a stochastic oracle.
 	Rungs int
 
-	// Tries is the number of restarts per rung. Must be nonnegative. Default 4.
+	// Tries is the number of restarts per rung; a rung whose restart points mirror every
+	// coordinate of a box bounded on every coordinate has one point and gets one try, and
+	// the ladder ends there. Must be nonnegative. Default 6.
 	Tries int
 }
 
@@ -279,7 +281,7 @@ const (
 	defaultCornerFailProb = 1e-3
 	defaultMaxSubsets     = 4096
 	defaultMaxEscapes     = 10000
-	defaultSearchTries    = 4
+	defaultSearchTries    = 6
 	defaultSearchRungs    = 6
 	defaultFailProb       = 1e-3
 	defaultGradAccuracy   = 1.0 / 6

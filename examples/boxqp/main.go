@@ -44,7 +44,7 @@ func run(args []string, w io.Writer) error {
 	only := fs.String("only", "", "run only instances whose name contains this string")
 	seed := fs.Uint64("seed", 1, "Settings.Seed")
 	rungs := fs.Int("rungs", 0, "Settings.Search.Rungs: after a certificate, restarts mirroring 2, 4, …, 2^N coordinates of the best certified point; 0: the default (6 where f is a nonconvex quadratic, as here); -1: no search")
-	tries := fs.Int("tries", 0, "Settings.Search.Tries: restarts per rung (0: the default, 4)")
+	tries := fs.Int("tries", 0, "Settings.Search.Tries: restarts per rung (0: the default, 6)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func run(args []string, w io.Writer) error {
 		name := fmt.Sprintf("houdini %s, r = %g", *mode, *radius)
 		switch {
 		case *rungs > 0:
-			name += fmt.Sprintf(", search %d×%d", *rungs, cmp.Or(*tries, 4))
+			name += fmt.Sprintf(", search %d×%d", *rungs, cmp.Or(*tries, 6))
 		case *rungs < 0:
 			name += ", no search"
 		}

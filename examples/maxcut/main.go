@@ -49,7 +49,7 @@ func run(args []string, w io.Writer) error {
 	timeout := fs.Duration("timeout", 60*time.Second, "wall-time budget per run (StatusCanceled); 0: none")
 	seed := fs.Uint64("seed", 1, "Settings.Seed")
 	rungs := fs.Int("rungs", 0, "Settings.Search.Rungs: after a certificate, restarts mirroring 2, 4, …, 2^N coordinates of the best certified point; 0: the default (6 where f is a nonconvex quadratic, as here); -1: no search")
-	tries := fs.Int("tries", 0, "Settings.Search.Tries: restarts per rung (0: the default, 4)")
+	tries := fs.Int("tries", 0, "Settings.Search.Tries: restarts per rung (0: the default, 6)")
 	out := fs.String("out", "", "directory for the figures (fig_<mode>_<start>[_balanced].{png,svg}), created if missing; empty: no figure")
 	verbose := fs.Bool("v", false, "log every escape to stderr")
 	if err := fs.Parse(args); err != nil {
