@@ -78,19 +78,20 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 				return status, nil
 			}
 			if err != nil && rn.restarting() && errors.As(err, new(*NonFiniteError)) {
-				if rn.nextRestart() { // an oracle failed on a restart: abandon it
-					continue
+				// An oracle failed on a restart: abandon it.
+				if status, done, err := rn.abandonRestart(ctx); done || err != nil {
+					return status, err
 				}
-				return StatusCertified, nil
+				continue
 			}
 			if err != nil {
 				return 0, err
 			}
 			if rn.hopeless() {
-				if rn.nextRestart() {
-					continue
+				if status, done, err := rn.abandonRestart(ctx); done || err != nil {
+					return status, err
 				}
-				return StatusCertified, nil
+				continue
 			}
 		}
 		e, err := rn.escape(ctx, rn.x)
@@ -101,10 +102,10 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 		case rn.undo != nil && errors.As(err, &nf):
 			return StatusNumericalFailure, nil // an oracle failed at the purified point
 		case rn.restarting() && errors.As(err, &nf):
-			if rn.nextRestart() {
-				continue
+			if status, done, err := rn.abandonRestart(ctx); done || err != nil {
+				return status, err
 			}
-			return StatusCertified, nil
+			continue
 		case err != nil:
 			return 0, err
 		}
@@ -119,10 +120,10 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 		status, done, err := rn.afterEscape(ctx, e)
 		if done && err == nil && status.undecided() && rn.restarting() {
 			// A restart of the deeper search ended undecided: abandon it for the next.
-			if rn.nextRestart() {
-				continue
+			if status, done, err := rn.abandonRestart(ctx); done || err != nil {
+				return status, err
 			}
-			return StatusCertified, nil
+			continue
 		}
 		if done || err != nil {
 			return status, err
@@ -219,24 +220,39 @@ func (rn *run) afterEscape(ctx context.Context, e *EscapeResult) (status Status,
 // stands. Purifying only once the search is over keeps the restarts' certificates
 // cheap and lets Purify's undo return to the search's best point.
 func (rn *run) afterCertificate(ctx context.Context, e *EscapeResult) (Status, bool, error) {
+	rn.confidence = e.Confidence
 	if rn.searching() && rn.searchStep(e) {
 		return 0, false, nil
 	}
+	return rn.purifyOrEnd(ctx)
+}
+
+// abandonRestart abandons the search's current restart for the next (done false), or,
+// the ladder over and the run back at x*, returns purifyOrEnd's verdict there.
+func (rn *run) abandonRestart(ctx context.Context) (Status, bool, error) {
+	if rn.nextRestart() {
+		return 0, false, nil
+	}
+	return rn.purifyOrEnd(ctx)
+}
+
+// purifyOrEnd follows a certificate at the run's point (of confidence rn.confidence) once
+// no restart follows: Purify's move (another round), or the end, certified.
+func (rn *run) purifyOrEnd(ctx context.Context) (Status, bool, error) {
 	if rn.s.Purify {
-		moved, err := rn.purifyStep(ctx, e)
+		moved, err := rn.purifyStep(ctx)
 		if moved || err != nil {
 			return 0, false, err
 		}
 	}
-	rn.confidence = e.Confidence
 	return StatusCertified, true, nil
 }
 
-// purifyStep tries a purification move from the point the escape e certified; moved
-// reports one, after which the run continues from the new point with the certified one
-// kept for undo. A budget, the context or an oracle returning NaN or Inf while purifying
-// is no error: the certificate stands. A panicking oracle is.
-func (rn *run) purifyStep(ctx context.Context, e *EscapeResult) (moved bool, err error) {
+// purifyStep tries a purification move from the run's certified point (of confidence
+// rn.confidence); moved reports one, after which the run continues from the new point
+// with the certified one kept for undo. A budget, the context or an oracle returning NaN
+// or Inf while purifying is no error: the certificate stands. A panicking oracle is.
+func (rn *run) purifyStep(ctx context.Context) (moved bool, err error) {
 	xp, moved, dec, err := rn.purify(ctx, rn.x)
 	var nf *NonFiniteError
 	if err != nil && !errors.Is(err, errGradBudget) && !errors.Is(err, errCanceled) && !errors.As(err, &nf) {
@@ -245,7 +261,7 @@ func (rn *run) purifyStep(ctx context.Context, e *EscapeResult) (moved bool, err
 	if !moved {
 		return false, nil
 	}
-	rn.undo = &certifiedPoint{x: rn.x, decrease: rn.dec, confidence: e.Confidence, radius: rn.r, kkt: rn.kkt}
+	rn.undo = &certifiedPoint{x: rn.x, decrease: rn.dec, confidence: rn.confidence, radius: rn.r, kkt: rn.kkt}
 	rn.x = xp
 	rn.dec += dec
 	rn.ev.stats.Purifications++
