@@ -132,7 +132,7 @@ type Settings struct {
 // from the best certified point (a ladder of neighbourhoods) and keeps what is lower.
 // Certificates are unchanged by it: Minimize returns the lowest certified point it met.
 // By default it runs only where f is a nonconvex quadratic (see Rungs), where it costs
-// about 3–30× the plain run's CPU time and finds much better points (the README measures
+// about 3–15× the plain run's CPU time and finds much better points (the README measures
 // it); a convex f costs nothing more, a nonconvex non-quadratic one f at x* and at one
 // restart point (two Func calls, or a few Grad calls without Func).
 type SearchSettings struct {
