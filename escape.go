@@ -74,6 +74,7 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 		if rn.ev.stochasticGrad() {
 			res.Confidence = 1 - rn.s.Stochastic.FailProb // see buildStochasticModel
 		}
+		res.CertifiedRadius = rn.r
 	} else if w.lost > 0 || !decidable {
 		res.NumericalFailure = true // rounding decides: of x + h (lost), or of the values (η)
 	}
@@ -162,6 +163,7 @@ func (rn *run) cornerEscape(ctx context.Context, x []float64) (*EscapeResult, er
 		X:        x,
 		Examined: w.examined,
 		Pruned:   w.pruned,
+		Walked:   len(w.near),
 		Complete: !w.stopped,
 		Canceled: w.canceled,
 		Radius:   rn.r,

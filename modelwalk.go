@@ -37,6 +37,8 @@ func (rn *run) walkModel(ctx context.Context, x []float64, mod *quadModel, keep 
 		X:                x,
 		Examined:         w.examined,
 		Pruned:           w.pruned,
+		Forced:           w.forced,
+		Walked:           len(w.near),
 		Complete:         !w.stopped && !ref.failed,
 		Canceled:         w.canceled,
 		NumericalFailure: ref.failed,

@@ -205,6 +205,17 @@ type EscapeResult struct {
 	// with proof (a dependent row, an affine set farther than r from x, or a relaxed
 	// bound that cannot beat keep = −δ/3 or the best candidate so far).
 	Examined, Pruned int
+	// Forced counts the rows near x held in every subset because leaving them costs more
+	// than the model can gain within r (by their KKT multipliers; 0 on the corner path),
+	// and Walked the rows near x left for the subset walk to choose from: it examines at
+	// most 2^Walked subsets.
+	Forced, Walked int
+	// CertifiedRadius is the radius r′ ≤ Radius at which this escape certified x: Radius
+	// when Certified; else, when the walk could not finish at Radius, the largest r′ at
+	// which a complete walk certified (a δ-SOSP of the model on S ∩ B(x, r′)); 0 when
+	// none. A certificate at r′ says little when no decrease of δ is possible within r′
+	// anyway (see Vacuous).
+	CertifiedRadius float64
 	// Complete reports that the subset walk ran to the end (neither MaxSubsets nor the
 	// context cut it short).
 	Complete bool

@@ -134,6 +134,38 @@ type row struct {
 	wall                                time.Duration
 	statuses                            map[string]int
 	radii                               map[float64]bool
+	end                                 []EndEscape
+}
+
+// endText returns the end escapes' columns: median rows walked / forced, subsets examined
+// / pruned (summed), the median and largest wall time, and the smallest certified radius
+// r′ (r where the run certified; 0: none).
+func (r *row) endText() string {
+	if len(r.end) == 0 {
+		return "— | — | — | —"
+	}
+	var walked, forced, ms []float64
+	ex, pr := 0, 0
+	minR := math.Inf(1)
+	for _, e := range r.end {
+		walked = append(walked, float64(e.Walked))
+		forced = append(forced, float64(e.Forced))
+		ms = append(ms, e.Wall.Seconds()*1e3)
+		ex, pr = ex+e.Examined, pr+e.Pruned
+		minR = math.Min(minR, e.CertRadius)
+	}
+	return fmt.Sprintf("%g / %g | %d / %d | %.0f / %.0f | %.3g", median(walked), median(forced), ex, pr,
+		median(ms), slices.Max(ms), minR)
+}
+
+// median returns the median of xs (which it sorts).
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 func (r *row) add(gap float64, feasible bool, wall time.Duration, status string) {
@@ -180,8 +212,8 @@ func (r *row) statusText() string {
 
 // printSummary prints per family and start houdini's row and the peers'.
 func printSummary(w io.Writer, fams []Family, outs []*Outcome, peers []PeerRun, refs map[string]Ref) {
-	fmt.Fprintln(w, "| family | start | solver | runs | certified | r | solved | mean gap % | max gap % | subsets examined / pruned | s | end status |")
-	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| family | start | solver | runs | certified | r | solved | mean gap % | max gap % | subsets examined / pruned | s | end status | end escape: rows walked / forced (median) | subsets examined / pruned | ms median / max | min certified r′ |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
 	for _, f := range fams {
 		for _, start := range []string{"center", "random"} {
 			h := &row{radii: map[float64]bool{}}
@@ -198,6 +230,9 @@ func printSummary(w io.Writer, fams []Family, outs []*Outcome, peers []PeerRun, 
 				h.examined += o.Examined
 				h.pruned += o.Pruned
 				h.radii[o.Radius] = true
+				if o.End.Wall > 0 {
+					h.end = append(h.end, o.End)
+				}
 			}
 			if h.runs == 0 {
 				continue
@@ -208,8 +243,8 @@ func printSummary(w io.Writer, fams []Family, outs []*Outcome, peers []PeerRun, 
 				radii = append(radii, fmt.Sprint(r))
 			}
 			slices.Sort(radii)
-			fmt.Fprintf(w, "| %s | %s | **houdini** | %d | %d | %s | %d | %s | %s | %d / %d | %.2f | %s |\n", f.Name, start, h.runs,
-				h.certified, strings.Join(radii, ", "), h.solved, fmtGap(mean), fmtGap(mx), h.examined, h.pruned, h.wall.Seconds(), h.statusText())
+			fmt.Fprintf(w, "| %s | %s | **houdini** | %d | %d | %s | %d | %s | %s | %d / %d | %.2f | %s | %s |\n", f.Name, start, h.runs,
+				h.certified, strings.Join(radii, ", "), h.solved, fmtGap(mean), fmtGap(mx), h.examined, h.pruned, h.wall.Seconds(), h.statusText(), h.endText())
 			for _, solver := range peerSolvers {
 				p := &row{}
 				for _, r := range peers {
@@ -226,7 +261,7 @@ func printSummary(w io.Writer, fams []Family, outs []*Outcome, peers []PeerRun, 
 					continue
 				}
 				mean, mx := p.meanMax()
-				fmt.Fprintf(w, "| %s | %s | %s | %d | — | — | %d | %s | %s | — | %.2f | %s |\n", f.Name, start, solver, p.runs,
+				fmt.Fprintf(w, "| %s | %s | %s | %d | — | — | %d | %s | %s | — | %.2f | %s | — | — | — | — |\n", f.Name, start, solver, p.runs,
 					p.solved, fmtGap(mean), fmtGap(mx), p.wall.Seconds(), p.statusText())
 			}
 		}
@@ -244,8 +279,8 @@ func printRuns(w io.Writer, outs []*Outcome, peers []PeerRun, refs map[string]Re
 		}
 		peerGap[[3]string{p.Instance, p.Start, p.Solver}] = g
 	}
-	fmt.Fprintln(w, "| instance | n | reference | start | houdini f | gap % | status | escapes | subsets examined / pruned (last escape) | s | SLSQP gap % | trust-constr gap % |")
-	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| instance | n | reference | start | houdini f | gap % | status | escapes | subsets examined / pruned (last escape) | s | end escape: walked / forced, examined / pruned, ms, certified r′ | SLSQP gap % | trust-constr gap % |")
+	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---|---:|---:|---:|---|---:|---:|")
 	for _, o := range outs {
 		ref := refs[o.Instance.Name]
 		kind := "best"
@@ -258,9 +293,11 @@ func printRuns(w io.Writer, outs []*Outcome, peers []PeerRun, refs map[string]Re
 			}
 			return "—"
 		}
-		fmt.Fprintf(w, "| %s | %d | %.6g (%s) | %s | %.6g | %s | %s | %d | %d / %d (%d) | %.2f | %s | %s |\n",
+		e := o.End
+		fmt.Fprintf(w, "| %s | %d | %.6g (%s) | %s | %.6g | %s | %s | %d | %d / %d (%d) | %.2f | %d / %d, %d / %d, %.0f, %.3g | %s | %s |\n",
 			o.Instance.Name, o.Instance.N, ref.Value, kind, o.Start, o.F, fmtGap(Gap(o.F, ref.Value)), o.Status, o.Escapes,
-			o.Examined, o.Pruned, o.LastExamined, o.Wall.Seconds(), pg("slsqp"), pg("trust-constr"))
+			o.Examined, o.Pruned, o.LastExamined, o.Wall.Seconds(), e.Walked, e.Forced, e.Examined, e.Pruned,
+			e.Wall.Seconds()*1e3, e.CertRadius, pg("slsqp"), pg("trust-constr"))
 	}
 	fmt.Fprintln(w)
 }

@@ -53,6 +53,16 @@ type Outcome struct {
 	Examined, Pruned, LastExamined int
 	Violation                      float64 // the instance's own check of X
 	Wall                           time.Duration
+	End                            EndEscape
+}
+
+// EndEscape is one Optimizer.Escape at the end point X with the run's settings and
+// radius, timed on its own: the escape a user pays for a certificate.
+type EndEscape struct {
+	Wall                             time.Duration
+	Certified                        bool
+	CertRadius                       float64 // EscapeResult.CertifiedRadius
+	Forced, Walked, Examined, Pruned int
 }
 
 // Run minimizes the instance from x0 with the family's δ and r and houdini's defaults
@@ -90,5 +100,20 @@ func Run(ctx context.Context, in *Instance, fam Family, start Start, cfg Config)
 	o.X, o.Status, o.Radius = res.X, res.Status.String(), res.Radius
 	o.Certified = res.Status == houdini.StatusCertified
 	o.F, o.Violation = in.F(res.X), in.Violation(res.X)
+	if ctx.Err() == nil {
+		s.Callback, s.Radius = nil, res.Radius
+		opt, err := houdini.New(p, c, s)
+		if err != nil {
+			return nil, err
+		}
+		t1 := time.Now()
+		e, err := opt.Escape(ctx, res.X)
+		o.End.Wall = time.Since(t1)
+		if err != nil {
+			return nil, fmt.Errorf("%s from %s: end escape: %w", in.Name, start.Name, err)
+		}
+		o.End.Certified, o.End.CertRadius = e.Certified, e.CertifiedRadius
+		o.End.Forced, o.End.Walked, o.End.Examined, o.End.Pruned = e.Forced, e.Walked, e.Examined, e.Pruned
+	}
 	return o, nil
 }

@@ -1,0 +1,378 @@
+package houdini
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Forced rows (issue 14 item 2): rows the walk holds for the whole escape because leaving
+// them costs more than the model can gain within r. The cost of leaving a row is measured
+// by its KKT multiplier for the rows held with it, so that the bounds of a simplex, of a
+// budget or of a balanced box, whose ways of leaving are transfers between coordinates,
+// are decided as the bounds of a box are.
+
+// Guards of the forced-row rule.
+const (
+	// forcedSlack: rows with offsets sᵢ ≤ forcedSlack·r are the candidates; a larger
+	// offset moves the frame p_F beyond what nearMargin allows anyway.
+	forcedSlack = 1e-3 * nearMargin
+	// maxForcedRounds bounds the rounds of holdForcedRows (each drops the rows that fail
+	// and tries the rest again).
+	maxForcedRounds = 12
+)
+
+// forcedFrame is the frame of holdForcedRows's proof: the offset pF of its origin (nil:
+// x itself), the model's gradient v there, the radius rho of the disc that holds the
+// ball's section and p = ‖p_F − p_c‖.
+type forcedFrame struct {
+	pF     []float64
+	v      []float64
+	rho, p float64
+}
+
+// holdForcedRows holds as equalities, for the whole walk, a set F of near rows that every
+// minimizer of the model over S_w ∩ H_c ∩ B(0, r) keeps active (H_c the equalities' affine
+// set, ℝᵈ without equalities), and drops them from the rows the walk chooses from;
+// forcedErr is what holding them at their computed offsets can cost the certificate.
+//
+// The rule. Hold F on the walk's stack above the equalities: the Gram–Schmidt vectors
+// U_F = [u₁ … u_f] of F's rows orthogonal to the equalities' normals, R = A_F·U_F (lower
+// triangular, A_F the unit rows of F) and G = RRᵀ = A_F P_N A_Fᵀ, P_N the projection on
+// the equalities' directions N. For i ∈ F let
+//
+//	dᵢ = U_F R⁻¹ eᵢ,  μᵢ = −ṽ·dᵢ,
+//
+// so that âₖ·dᵢ = δₖᵢ for k ∈ F and dᵢ ∈ N: dᵢ leaves row i at unit rate, keeps every
+// other row of F and every equality, and spreads what it takes from row i over the
+// directions F leaves free (for a bound beside Σx = 1: −eⱼ plus the same share on every
+// coordinate not in F, a transfer). μᵢ are the least-squares multipliers of F for the
+// gradient ṽ in N: at a KKT point with F its active rows, the KKT multipliers; beside an
+// equality or a budget, differences of multipliers. Row i ∈ F is forced when
+//
+//	(a) G⁻¹ ≥ 0 entrywise in row i (it is when F's rows meet at ≥ 90° in N: G is then an
+//	    M-matrix),
+//	(b) âₗ·dᵢ ≤ 0 for every near row l ∉ F, unless l holds on the whole disc
+//	    (‖P_N âₗ‖·ρ ≤ its offset in the frame) or is parallel to a row k of F with an
+//	    offset no smaller (obtuse's exception),
+//	(c) μᵢ > ρ·‖P_N M dᵢ‖ + ½ρ·max(0, −dᵢᵀMdᵢ)/‖dᵢ‖,
+//
+// and F is kept only when every row of F passes; failing rows are dropped and the rest
+// tried again (the dᵢ change with F).
+//
+// Proof, in the frame z = h − p_F (p_F the point of H_c ∩ H_F nearest 0, where every row
+// of F has offset 0 and the gradient is ṽ = v + Mp_F), on the disc D = {z ∈ N : ‖z‖ ≤ ρ},
+// ρ = ρ₀ + p, which holds B(0, r) ∩ H_c (ρ₀ = √(r² − ‖p_c‖²), p = ‖p_F − p_c‖). Let z ∈ D
+// satisfy S_w with t = −A_F z ≥ 0 and tᵢ > 0, and z′ = z + tᵢdᵢ. Since z ∈ N, A_F z =
+// R·U_Fᵀz, so U_Fᵀz = −R⁻¹t and z·dᵢ = −(G⁻¹t)ᵢ ≤ −(G⁻¹)ᵢᵢtᵢ by (a), while ‖dᵢ‖² = (G⁻¹)ᵢᵢ:
+//
+//	‖z′‖² = ‖z‖² + 2tᵢ z·dᵢ + tᵢ²‖dᵢ‖² ≤ ‖z‖² − tᵢ²(G⁻¹)ᵢᵢ ≤ ‖z‖²,
+//
+// and ‖z‖² ≥ ‖U_Fᵀz‖² = tᵀG⁻¹t ≥ (G⁻¹)ᵢᵢtᵢ² gives tᵢ‖dᵢ‖ ≤ ρ. z′ lies in S_w: row i becomes
+// active, the other rows of F keep their slacks, the equalities hold (dᵢ ∈ N), a near
+// row l ∉ F gains tᵢ·âₗ·dᵢ ≤ 0 by (b) (or holds on all of D, or follows its parallel row
+// of F), rows farther than r + 2p from x hold on D (2p ≤ ½·nearMargin·r), and a row
+// dominated in nearRows holds where its dominating row does. Finally, as z′ ∈ N,
+//
+//	q(z) − q(z′) = tᵢ·(μᵢ − z′ᵀP_N M dᵢ + ½tᵢ·dᵢᵀMdᵢ)
+//	             ≥ tᵢ·(μᵢ − ρ‖P_N M dᵢ‖ − ½ρ·max(0, −dᵢᵀMdᵢ)/‖dᵢ‖) > 0
+//
+// by (c): no minimizer over S_w ∩ D leaves a row of F. When there are no equalities and
+// every row of F has sᵢ ≤ 0 (bounds x sits on, a row x violates within the tolerance),
+// the frame is x itself (ṽ = v, ρ = r, p = 0): with t = s − A_F z ≥ 0 the same steps hold
+// (z·dᵢ = ((G⁻¹s)ᵢ − (G⁻¹t)ᵢ) ≤ −(G⁻¹t)ᵢ as s ≤ 0, and ‖U_Fᵀz‖² = (t − s)ᵀG⁻¹(t − s)).
+//
+// The walk's set W = S_w ∩ H_c ∩ H_F ∩ B(0, r) is the disc of radius √(ρ₀² − p²) about
+// p_F: scaling a minimizer toward p_F ∈ S_w moves it into W by at most
+// ρ₀ + p − √(ρ₀² − p²) (≤ 2p for p ≤ ρ₀/2), within B(0, r + 2p), so
+//
+//	min over S_w ∩ H_c ∩ B(0, r)  ≥  min over W − forcedErr,
+//	forcedErr = (ρ₀ + p − √(ρ₀² − p²))·(‖v‖ + ‖M‖_F·(r + 2p)),
+//
+// which the certificate's threshold adds to η (fullEscape); it is 0 in the frame at x.
+// For a box, dᵢ = âᵢ and μᵢ = −vᵀâᵢ: the rule is then the obtuse-row rule of earlier
+// versions. The completeness argument of findInside takes a minimizer over W with a
+// maximal active set and an independent subset of it extending the forced rows; the walk
+// enumerates all of those.
+//
+// Cost per round, f = |F|: O(f³ + d·f² + d²·f) and O(f) row products per near row.
+func (w *walk) holdForcedRows() {
+	if w.c == nil || w.mod == nil {
+		return
+	}
+	cands := w.forcedCandidates()
+	for round := 0; len(cands) > 0 && round < maxForcedRounds; round++ {
+		if w.ctx.Err() != nil {
+			w.stop(true)
+			return
+		}
+		var held []int
+		for _, i := range cands {
+			if w.push(i) {
+				held = append(held, i)
+			}
+		}
+		fr, ok := w.forcedFrame(held)
+		var keep []int
+		if ok {
+			keep = w.forcedKeep(held, fr)
+			if len(keep) == len(held) {
+				w.commitForced(held, fr.p)
+				return
+			}
+		} else {
+			keep = nonpositiveOnly(held, w.s) // the frame moved too far: rows through x alone
+			if len(keep) == len(held) {
+				keep = nil
+			}
+		}
+		for range held {
+			w.pop()
+		}
+		cands = keep
+	}
+}
+
+// forcedCandidates returns the near rows with offsets sᵢ ≤ forcedSlack·r, in near's
+// order.
+func (w *walk) forcedCandidates() []int {
+	var cands []int
+	for _, i := range w.near {
+		if w.s[i] <= forcedSlack*w.r {
+			cands = append(cands, i)
+		}
+	}
+	return cands
+}
+
+// forcedFrame returns the frame of holdForcedRows's proof for the held rows (on the
+// stack): x itself when there are no equalities and every held row has sᵢ ≤ 0, else p_F,
+// which must lie in S_w with 2p ≤ ½·nearMargin·r; ok is false otherwise.
+func (w *walk) forcedFrame(held []int) (fr forcedFrame, ok bool) {
+	if w.base == 0 && nonpositive(held, w.s) {
+		return forcedFrame{v: w.mod.v, rho: w.r}, true
+	}
+	pF := w.offset()
+	p := math.Sqrt(math.Max(0, w.dist2[len(w.rows)]-w.dist2[w.base]))
+	if 2*p > 0.5*nearMargin*w.r || !w.inSw(pF, held) {
+		return fr, false
+	}
+	v := make([]float64, len(pF))
+	mat.NewVecDense(len(pF), v).MulVec(w.mod.M, mat.NewVecDense(len(pF), pF))
+	axpy(v, 1, w.mod.v)
+	rho := math.Sqrt(math.Max(0, w.r*w.r-w.dist2[w.base])) + p
+	return forcedFrame{pF: pF, v: v, rho: rho, p: p}, true
+}
+
+// forcedKeep returns the held rows that pass holdForcedRows's conditions (a)–(c) in the
+// frame, in held's order.
+func (w *walk) forcedKeep(held []int, fr forcedFrame) []int {
+	f, d := len(held), len(w.x)
+	U := w.basis[w.base : w.base+f]
+	X := lowerInverse(w.c, held, U)
+	fail := make([]bool, f)
+	for i := range f { // (a): G⁻¹ = XᵀX ≥ 0 in row i
+		for k := i + 1; k < f; k++ {
+			g := 0.0
+			for m := k; m < f; m++ {
+				g += X[m][i] * X[m][k]
+			}
+			if g < -orthoTol {
+				fail[i], fail[k] = true, true
+			}
+		}
+	}
+	D := make([][]float64, f) // dᵢ = U_F X eᵢ
+	for i := range f {
+		D[i] = make([]float64, d)
+		for k := i; k < f; k++ {
+			axpy(D[i], X[k][i], U[k])
+		}
+	}
+	w.forcedSigns(held, D, fr, fail)
+	costs := w.forcedCosts(D, fr.rho, fail)
+	for i := range f {
+		fail[i] = fail[i] || !(-dot(fr.v, D[i]) > costs[i])
+	}
+	keep := held[:0:0]
+	for i, row := range held {
+		if !fail[i] {
+			keep = append(keep, row)
+		}
+	}
+	return keep
+}
+
+// lowerInverse returns X = R⁻¹ for the lower triangular Rₖⱼ = âₖ·uⱼ of the held rows and
+// their Gram–Schmidt vectors U (X[k][j], lower triangular).
+func lowerInverse(c *Constraints, held []int, U [][]float64) [][]float64 {
+	f := len(held)
+	R := make([][]float64, f)
+	for k, i := range held {
+		R[k] = make([]float64, k+1)
+		for j := 0; j <= k; j++ {
+			R[k][j] = c.dotRow(i, U[j])
+		}
+	}
+	X := make([][]float64, f)
+	for k := range X {
+		X[k] = make([]float64, f)
+	}
+	for j := range f { // column j: forward substitution of R·x = eⱼ
+		X[j][j] = 1 / R[j][j]
+		for k := j + 1; k < f; k++ {
+			s := 0.0
+			for m := j; m < k; m++ {
+				s += R[k][m] * X[m][j]
+			}
+			X[k][j] = -s / R[k][k]
+		}
+	}
+	return X
+}
+
+// forcedSigns marks in fail the held rows i with âₗ·dᵢ > 0 for a near row l outside F
+// that neither holds on the whole disc nor is parallel to a row of F with an offset no
+// smaller (condition (b) of holdForcedRows).
+func (w *walk) forcedSigns(held []int, D [][]float64, fr forcedFrame, fail []bool) {
+	in := make(map[int]bool, len(held))
+	for _, i := range held {
+		in[i] = true
+	}
+	for _, l := range w.near {
+		if in[l] || w.followsHeld(l, in) {
+			continue
+		}
+		sl := w.s[l]
+		if fr.pF != nil {
+			sl = w.slack(l, fr.pF)
+		}
+		pa2 := 1.0 // ‖P_N âₗ‖²
+		for k := 0; k < w.base; k++ {
+			pa2 -= math.Pow(w.c.dotRow(l, w.basis[k]), 2)
+		}
+		if math.Sqrt(math.Max(0, pa2))*fr.rho*(1+1e-9) <= sl {
+			continue // l holds on the whole disc
+		}
+		for i := range held {
+			if !fail[i] && w.c.dotRow(l, D[i]) > orthoTol*norm(D[i]) {
+				fail[i] = true
+			}
+		}
+	}
+}
+
+// followsHeld reports whether near row l is parallel, with the same orientation, to a
+// held row k with sₗ ≥ sₖ (obtuse's exception: l holds wherever k does, up to
+// parallelTol·r).
+func (w *walk) followsHeld(l int, in map[int]bool) bool {
+	js, _ := w.c.parallelPartners(l)
+	for _, k := range js {
+		if k >= 0 && in[k] && w.s[l] >= w.s[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// inSw reports whether the offset h satisfies every inequality within r of S_w but those
+// held (h lies on their hyperplanes and on the equalities', up to rounding).
+func (w *walk) inSw(h []float64, held []int) bool {
+	for _, l := range w.close {
+		if w.c.isCovered(l) || slices.Contains(held, l) {
+			continue
+		}
+		if w.slack(l, h) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// nonpositive reports whether every held row has an offset sᵢ ≤ 0 in S_w.
+func nonpositive(held []int, s []float64) bool {
+	for _, i := range held {
+		if s[i] > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// nonpositiveOnly returns the rows of cands with offsets sᵢ ≤ 0, which need no frame.
+func nonpositiveOnly(cands []int, s []float64) []int {
+	out := cands[:0:0]
+	for _, i := range cands {
+		if s[i] <= 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// commitForced records the held rows as forced, drops them from near and sets forcedErr
+// for p = ‖p_F − p_c‖.
+func (w *walk) commitForced(held []int, p float64) {
+	out := make(map[int]bool, len(held))
+	for _, i := range held {
+		out[i] = true
+	}
+	rest := w.near[:0:0]
+	for _, i := range w.near {
+		if !out[i] {
+			rest = append(rest, i)
+		}
+	}
+	w.near = rest
+	w.forced = len(held)
+	if p > 0 {
+		rho0 := math.Sqrt(math.Max(0, w.r*w.r-w.dist2[w.base]))
+		shift := rho0 + p - math.Sqrt(math.Max(0, rho0*rho0-p*p)) // ≤ 2p for p ≤ ρ₀/2
+		w.forcedErr = shift * (norm(w.mod.v) + mat.Norm(w.mod.M, 2)*(w.r+2*p))
+	}
+}
+
+// forcedCosts returns, for each row i of F not already failing, the right-hand side of
+// condition (c) of holdForcedRows, the smaller of its two bounds on what z′ᵀM dᵢ and
+// the curvature along dᵢ can give back:
+//
+//	ρ·‖P_N M dᵢ‖ + ½ρ·max(0, −Nᵢᵢ)/‖dᵢ‖,
+//	ρ·‖P_Z M dᵢ‖ + ρ·‖(max(0, −Nₖᵢ)/‖dₖ‖)ₖ≠ᵢ‖ + ½ρ·max(0, −Nᵢᵢ)/‖dᵢ‖,
+//
+// N = DᵀMD and P_Z the projection on the directions F and the equalities leave free. The
+// second follows from z′ = P_Z z′ − Σₖ≠ᵢ tₖdₖ (z′ ∈ N, âₖ·dⱼ = δₖⱼ) and Σₖ tₖ²‖dₖ‖² ≤ tᵀG⁻¹t ≤ ρ²
+// (G⁻¹ ≥ 0): z′ᵀMdᵢ ≤ ρ‖P_Z M dᵢ‖ + Σₖ≠ᵢ tₖ·max(0, −Nₖᵢ), then Cauchy–Schwarz. A failing row
+// gets +Inf.
+func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool) []float64 {
+	f, d := len(D), len(w.x)
+	costs := make([]float64, f)
+	nd := make([]float64, f)
+	for k := range D {
+		nd[k] = norm(D[k])
+	}
+	Md := make([]float64, d)
+	for i := range f {
+		if fail[i] {
+			costs[i] = math.Inf(1)
+			continue
+		}
+		mat.NewVecDense(d, Md).MulVec(w.mod.M, mat.NewVecDense(d, D[i]))
+		curv := 0.5 * rho * math.Max(0, -dot(D[i], Md)) / nd[i]
+		neg := 0.0
+		for k := range f {
+			if k != i {
+				neg += math.Pow(math.Max(0, -dot(D[k], Md))/nd[k], 2)
+			}
+		}
+		for k := 0; k < w.base; k++ { // P_N: off the equalities' normals
+			axpy(Md, -dot(w.basis[k], Md), w.basis[k])
+		}
+		pn := norm(Md)
+		for k := w.base; k < w.base+f; k++ { // P_Z: off F's directions too
+			axpy(Md, -dot(w.basis[k], Md), w.basis[k])
+		}
+		costs[i] = rho*math.Min(pn, norm(Md)+math.Sqrt(neg)) + curv
+	}
+	return costs
+}
