@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // The escapes: HoudiniEscape (alg:escaping_general_full, the full path) and HoudiniCorner
@@ -77,8 +79,53 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 		res.CertifiedRadius = rn.r
 	} else if w.lost > 0 || !decidable {
 		res.NumericalFailure = true // rounding decides: of x + h (lost), or of the values (η)
+	} else if w.stopped && !w.canceled && !res.NumericalFailure {
+		return res, rn.shrinkRadius(ctx, res, mod)
 	}
 	return res, nil
+}
+
+// Certified radius (issue 14 item 4): radii tried below r when the walk stops at
+// MaxSubsets, and each one's share of MaxSubsets.
+const (
+	maxRadiusHalvings = 6
+	radiusBudgetDiv   = 8
+)
+
+// shrinkRadius runs, after a walk that MaxSubsets cut short at r, complete walks at
+// r′ = r/2, r/4, … (maxRadiusHalvings of them, each with MaxSubsets/radiusBudgetDiv
+// subsets) until one decides: it certifies x at r′ (res.CertifiedRadius = r′: the model
+// admits no decrease of δ/2 over S ∩ B(x, r′), by the argument of fullEscape at radius
+// r′), or its best candidates are tried on f (verifyBest) and one lowers f by more than
+// δ/3: a move within r′ ≤ r, reported as Found (the walk at r, stopped by MaxSubsets, had
+// not reached it: the smaller ball is a best-first search). A smaller r′ leaves fewer rows
+// near x and forces more of them (holdForcedRows's ρ shrinks with r′), so the walk
+// finishes where it could not at r. res.Vacuous reports that at r′ the model cannot
+// decrease by δ/2 at all, whatever the rows: ‖v‖r′ + ½‖M‖_F r′² ≤ δ/2.
+func (rn *run) shrinkRadius(ctx context.Context, res *EscapeResult, mod *quadModel) error {
+	budget := max(1, rn.s.MaxSubsets/radiusBudgetDiv)
+	r := rn.r
+	for range maxRadiusHalvings {
+		r /= 2
+		wr, w, eta := rn.walkModelAt(ctx, res.X, mod, -rn.s.Delta/3, r, budget)
+		res.Examined += w.examined
+		res.Pruned += w.pruned
+		if wr.Canceled || wr.NumericalFailure || w.lost > 0 || !(eta < rn.s.Delta/6) {
+			return nil
+		}
+		if found, err := rn.verifyBest(res, w); found || err != nil {
+			return err
+		}
+		if w.stopped {
+			continue
+		}
+		if w.pool.qmin > -rn.s.Delta/2+eta {
+			res.CertifiedRadius = r
+			res.Vacuous = norm(mod.v)*r+0.5*mat.Norm(mod.M, 2)*r*r <= rn.s.Delta/2
+			return nil
+		}
+	}
+	return nil
 }
 
 // verifyBest measures the decrease of the walk's best candidates, best first, at their

@@ -172,7 +172,7 @@ func (rn *run) recordEscape(e *EscapeResult) {
 	} else {
 		st.FullEscapes++
 	}
-	rn.kkt = &kktPoint{x: rn.x, active: e.Active, residual: e.KKTResidual}
+	rn.kkt = &kktPoint{x: rn.x, active: e.Active, residual: e.KKTResidual, certR: e.CertifiedRadius, vacuous: e.Vacuous}
 	if e.Found {
 		rn.undo = nil
 		st.Cases[e.Case]++
@@ -294,6 +294,7 @@ func (rn *run) result(status Status) (*Result, error) {
 	}
 	if k := rn.kkt; k != nil && slices.Equal(k.x, rn.x) {
 		res.Active, res.KKTResidual = k.active, k.residual
+		res.CertifiedRadius, res.Vacuous = k.certR, k.vacuous
 	} else {
 		res.Active, res.KKTResidual = rn.c.activeSet(rn.x, nil, rn.s.FeasTol)
 	}

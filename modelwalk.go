@@ -18,12 +18,19 @@ import (
 // certificate), the walk, and η, the bound on the rounding of the model values it
 // computed (modelRounding, plus the equalities' eqErr and the forced rows' forcedErr).
 func (rn *run) walkModel(ctx context.Context, x []float64, mod *quadModel, keep float64) (*EscapeResult, *walk, float64) {
-	w := newWalk(ctx, rn.c, x, rn.r, mod, rn.s, rn.test.noPrune)
+	return rn.walkModelAt(ctx, x, mod, keep, rn.r, rn.s.MaxSubsets)
+}
+
+// walkModelAt is walkModel on the ball of radius r with at most maxSubsets subsets (the
+// certified radius's walks, escape.go's shrinkRadius).
+func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, keep, r float64, maxSubsets int) (*EscapeResult, *walk, float64) {
+	w := newWalk(ctx, rn.c, x, r, mod, rn.s, rn.test.noPrune)
 	w.pool.keep = keep
+	w.maxSubsets = maxSubsets
 	if !rn.test.noPrune {
 		w.holdForcedRows()
 	}
-	eta := modelRounding(len(x), norm(mod.v), mat.Norm(mod.M, 2), rn.r) + w.eqErr + w.forcedErr
+	eta := modelRounding(len(x), norm(mod.v), mat.Norm(mod.M, 2), r) + w.eqErr + w.forcedErr
 	ref := newReferenceExaminer(mod)
 	w.ex = ref
 	var eig *eigenExaminer
@@ -42,7 +49,7 @@ func (rn *run) walkModel(ctx context.Context, x []float64, mod *quadModel, keep 
 		Complete:         !w.stopped && !ref.failed,
 		Canceled:         w.canceled,
 		NumericalFailure: ref.failed,
-		Radius:           rn.r,
+		Radius:           r,
 		Method:           MethodFull,
 		ModelDecrease:    math.Max(0, -w.pool.qmin),
 	}

@@ -346,3 +346,72 @@ func TestForcedRowsAgainstBruteForce(t *testing.T) {
 			tl[formFirstClass].forced, forcedEq, instances)
 	}
 }
+
+// TestCertifiedRadiusAgainstBruteForce (issue 14 item 4): with MaxSubsets so small that
+// the walk at r stops short, an escape may still report a certified radius r′ < r; the
+// exhaustive minimum of the model over S ∩ B(x, r′) must then be above −δ/2, and a move
+// found at r′ must be a genuine one. Seeded instances of every family, with δ at −m/4,
+// −m and −4m (m the minimum at r) and their translated, rescaled copies. 1500 instances,
+// 300 under -short.
+func TestCertifiedRadiusAgainstBruteForce(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 300
+	}
+	fams := []bruteforce.Family{bruteforce.Simplex, bruteforce.Budget, bruteforce.BalancedBox,
+		bruteforce.GeneralRows, bruteforce.Degenerate, bruteforce.NearParallel}
+	var shrunk, moved, tried, bad int
+	for i := 0; i < n; i++ {
+		rng := rand.New(rand.NewPCG(1415, uint64(i)))
+		base := bruteforce.Generate(rng, bruteforce.Spec{Family: fams[i%len(fams)],
+			Model: bruteforce.Model(rng.IntN(int(bruteforce.NumModels)))})
+		tr := [][3]float64{{0, 1, 1}, {1e3, 1e-3, 1e2}, {10, 1e3, 1e-2}}[i%3]
+		in := base.Transform(tr[0], tr[1], tr[2])
+		m := bruteforce.Min(in.Problem()).Value
+		scale := polyScale(in)
+		if math.IsInf(m, 0) || m >= -1e-6*scale {
+			continue
+		}
+		delta := -m * []float64{0.25, 1, 4}[i/3%3]
+		c, err := polyConstraints(in, polyForm(i%int(numPolyForms)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := houdini.New(polyProblem(in), c, houdini.Settings{Delta: delta, Radius: in.R, MaxSubsets: 1 + i%3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := o.Escape(context.Background(), in.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tried++
+		if e.Found {
+			moved++
+			dec := in.Func(in.X) - in.Func(e.X)
+			if v := polyMoveViolation(in, e.X, 1e-9); v > 0 || relNorm(relDiff(e.X, in.X)) > in.R*(1+1e-9) || !(dec > delta/3) {
+				bad++
+				t.Errorf("instance %d (%s): bad move: violation %g, decrease %g (δ/3 = %g)", i, in.Name, v, dec, delta/3)
+			}
+			continue
+		}
+		if e.Certified || e.CertifiedRadius == 0 {
+			continue
+		}
+		shrunk++
+		if !(e.CertifiedRadius < in.R) {
+			t.Errorf("instance %d: certified radius %g not below r = %g", i, e.CertifiedRadius, in.R)
+		}
+		small := *in
+		small.R = e.CertifiedRadius
+		if truth := bruteforce.Min(small.Problem()).Value; truth < -delta/2-1e-7*scale {
+			bad++
+			t.Errorf("instance %d (%s): false certificate at r′ = %g: the model reaches %g < −δ/2 = %g",
+				i, in.Name, e.CertifiedRadius, truth, -delta/2)
+		}
+	}
+	t.Logf("%d escapes with MaxSubsets ≤ 3: %d moved, %d certified at a smaller radius only; %d wrong", tried, moved, shrunk, bad)
+	if shrunk < tried/20 {
+		t.Errorf("the instances do not exercise the certified radius enough: %d of %d", shrunk, tried)
+	}
+}

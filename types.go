@@ -211,11 +211,13 @@ type EscapeResult struct {
 	// most 2^Walked subsets.
 	Forced, Walked int
 	// CertifiedRadius is the radius r′ ≤ Radius at which this escape certified x: Radius
-	// when Certified; else, when the walk could not finish at Radius, the largest r′ at
-	// which a complete walk certified (a δ-SOSP of the model on S ∩ B(x, r′)); 0 when
-	// none. A certificate at r′ says little when no decrease of δ is possible within r′
-	// anyway (see Vacuous).
+	// when Certified; else, when MaxSubsets cut the walk short at Radius, the largest
+	// r′ = Radius/2ᵏ (k ≤ 6) at which a complete walk certified x (no decrease of δ/2 of
+	// the model over S ∩ B(x, r′)); 0 when none. Vacuous reports that at r′ the model
+	// cannot decrease by δ/2 anyway (‖v‖r′ + ½‖M‖_F·r′² ≤ δ/2), so the certificate says
+	// nothing. The walks below Radius are counted in Examined and Pruned.
 	CertifiedRadius float64
+	Vacuous         bool
 	// Complete reports that the subset walk ran to the end (neither MaxSubsets nor the
 	// context cut it short).
 	Complete bool
@@ -321,6 +323,11 @@ type Result struct {
 	Status Status
 	// Delta and Radius are the δ and r of the certificate (or of the last escape).
 	Delta, Radius float64
+	// CertifiedRadius and Vacuous are the last escape's at X (EscapeResult.CertifiedRadius):
+	// Radius when Certified; with StatusSubsetLimit, the largest r′ = Radius/2ᵏ at which
+	// X is certified, or 0.
+	CertifiedRadius float64
+	Vacuous         bool
 	// MaxViolation is the largest scaled violation of a constraint at X (Constraints.Violation,
 	// 0 when X is inside every inequality): max(0, âᵢ·X − b̂ᵢ) over rows and bounds,
 	// |âᵢ·X − b̂ᵢ| over equalities, for rows scaled to unit norm.
