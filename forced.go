@@ -37,66 +37,71 @@ type forcedFrame struct {
 // set, ℝᵈ without equalities), and drops them from the rows the walk chooses from;
 // forcedErr is what holding them at their computed offsets can cost the certificate.
 //
-// The rule. Hold F on the walk's stack above the equalities: the Gram–Schmidt vectors
-// U_F = [u₁ … u_f] of F's rows orthogonal to the equalities' normals, R = A_F·U_F (lower
-// triangular, A_F the unit rows of F) and G = RRᵀ = A_F P_N A_Fᵀ, P_N the projection on
-// the equalities' directions N. For i ∈ F let
+// The rule. Let E be the near rows through x (offsets sᵢ ≤ forcedSlack·r, independent, in
+// near's order), held on the walk's stack above the equalities: the Gram–Schmidt vectors
+// U_E of E's rows orthogonal to the equalities' normals, R = A_E·U_E (lower triangular,
+// A_E the unit rows of E) and G = RRᵀ = A_E P_N A_Eᵀ, P_N the projection on the
+// equalities' directions N. For i ∈ E let
 //
-//	dᵢ = U_F R⁻¹ eᵢ,  μᵢ = −ṽ·dᵢ,
+//	dᵢ = U_E R⁻¹ eᵢ,  μᵢ = −ṽ·dᵢ,
 //
-// so that âₖ·dᵢ = δₖᵢ for k ∈ F and dᵢ ∈ N: dᵢ leaves row i at unit rate, keeps every
-// other row of F and every equality, and spreads what it takes from row i over the
-// directions F leaves free (for a bound beside Σx = 1: −eⱼ plus the same share on every
-// coordinate not in F, a transfer). μᵢ are the least-squares multipliers of F for the
-// gradient ṽ in N: at a KKT point with F its active rows, the KKT multipliers; beside an
-// equality or a budget, differences of multipliers. Row i ∈ F is forced when
+// so that âₖ·dᵢ = δₖᵢ for k ∈ E and dᵢ ∈ N: dᵢ leaves row i at unit rate, keeps every
+// other row of E and every equality, and spreads what it takes from row i over the
+// directions E leaves free (for a bound beside Σx = 1: −eⱼ plus the same share on every
+// coordinate not at a bound, a transfer). μᵢ are the least-squares multipliers of E for
+// the gradient ṽ in N: at a KKT point with E its active rows, the KKT multipliers; beside
+// an equality or a budget, differences of multipliers. Row i ∈ E is forced (i ∈ F) when
 //
-//	(a) G⁻¹ ≥ 0 entrywise in row i (it is when F's rows meet at ≥ 90° in N: G is then an
+//	(a) G⁻¹ ≥ 0 entrywise in row i (it is when E's rows meet at ≥ 90° in N: G is then an
 //	    M-matrix),
-//	(b) âₗ·dᵢ ≤ 0 for every near row l ∉ F, unless l holds on the whole disc
-//	    (‖P_N âₗ‖·ρ ≤ its offset in the frame) or is parallel to a row k of F with an
+//	(b) âₗ·dᵢ ≤ 0 for every near row l ∉ E, unless l holds on the whole disc
+//	    (‖P_N âₗ‖·ρ ≤ its offset in the frame) or is parallel to a row k of E with an
 //	    offset no smaller (obtuse's exception),
-//	(c) μᵢ > ρ·‖P_N M dᵢ‖ + ½ρ·max(0, −dᵢᵀMdᵢ)/‖dᵢ‖,
+//	(c) μᵢ > cᵢ, cᵢ the smaller of forcedCosts's two bounds (ρ‖P_N M dᵢ‖ + ½ρ·max(0,
+//	    −dᵢᵀMdᵢ)/‖dᵢ‖ is the first).
 //
-// and F is kept only when every row of F passes; failing rows are dropped and the rest
-// tried again (the dᵢ change with F).
+// Each row is judged on its own: the rows of E that fail stay in E, so that no row of F
+// has to share what it gives up with them.
 //
-// Proof, in the frame z = h − p_F (p_F the point of H_c ∩ H_F nearest 0, where every row
-// of F has offset 0 and the gradient is ṽ = v + Mp_F), on the disc D = {z ∈ N : ‖z‖ ≤ ρ},
-// ρ = ρ₀ + p, which holds B(0, r) ∩ H_c (ρ₀ = √(r² − ‖p_c‖²), p = ‖p_F − p_c‖). Let z ∈ D
-// satisfy S_w with t = −A_F z ≥ 0 and tᵢ > 0, and z′ = z + tᵢdᵢ. Since z ∈ N, A_F z =
-// R·U_Fᵀz, so U_Fᵀz = −R⁻¹t and z·dᵢ = −(G⁻¹t)ᵢ ≤ −(G⁻¹)ᵢᵢtᵢ by (a), while ‖dᵢ‖² = (G⁻¹)ᵢᵢ:
+// Proof, in the frame z = h − p_E (p_E the point of H_c ∩ H_E nearest 0, where every row
+// of E has offset 0 and the gradient is ṽ = v + Mp_E), on the disc D = {z ∈ N : ‖z‖ ≤ ρ},
+// ρ = ρ₀ + p, which holds B(0, r) ∩ H_c (ρ₀ = √(r² − ‖p_c‖²), p = ‖p_E − p_c‖). Let z ∈ D
+// satisfy S_w, t = −A_E z ≥ 0, i ∈ F with tᵢ > 0, and z′ = z + tᵢdᵢ. Since z ∈ N,
+// A_E z = R·U_Eᵀz, so U_Eᵀz = −R⁻¹t and z·dᵢ = −(G⁻¹t)ᵢ ≤ −(G⁻¹)ᵢᵢtᵢ by (a), while
+// ‖dᵢ‖² = (G⁻¹)ᵢᵢ:
 //
 //	‖z′‖² = ‖z‖² + 2tᵢ z·dᵢ + tᵢ²‖dᵢ‖² ≤ ‖z‖² − tᵢ²(G⁻¹)ᵢᵢ ≤ ‖z‖²,
 //
-// and ‖z‖² ≥ ‖U_Fᵀz‖² = tᵀG⁻¹t ≥ (G⁻¹)ᵢᵢtᵢ² gives tᵢ‖dᵢ‖ ≤ ρ. z′ lies in S_w: row i becomes
-// active, the other rows of F keep their slacks, the equalities hold (dᵢ ∈ N), a near
-// row l ∉ F gains tᵢ·âₗ·dᵢ ≤ 0 by (b) (or holds on all of D, or follows its parallel row
-// of F), rows farther than r + 2p from x hold on D (2p ≤ ½·nearMargin·r), and a row
+// and ‖z‖² ≥ ‖U_Eᵀz‖² = tᵀG⁻¹t ≥ Σₖ(G⁻¹)ₖₖtₖ² gives Σₖ tₖ²‖dₖ‖² ≤ ρ². z′ lies in S_w: row i
+// becomes active, the other rows of E keep their slacks, the equalities hold (dᵢ ∈ N), a
+// near row l ∉ E gains tᵢ·âₗ·dᵢ ≤ 0 by (b) (or holds on all of D, or follows its parallel
+// row of E), rows farther than r + 2p from x hold on D (2p ≤ ½·nearMargin·r), and a row
 // dominated in nearRows holds where its dominating row does. Finally, as z′ ∈ N,
 //
-//	q(z) − q(z′) = tᵢ·(μᵢ − z′ᵀP_N M dᵢ + ½tᵢ·dᵢᵀMdᵢ)
-//	             ≥ tᵢ·(μᵢ − ρ‖P_N M dᵢ‖ − ½ρ·max(0, −dᵢᵀMdᵢ)/‖dᵢ‖) > 0
+//	q(z) − q(z′) = tᵢ·(μᵢ − z′ᵀM dᵢ + ½tᵢ·dᵢᵀMdᵢ) ≥ tᵢ·(μᵢ − cᵢ) > 0
 //
-// by (c): no minimizer over S_w ∩ D leaves a row of F. When there are no equalities and
-// every row of F has sᵢ ≤ 0 (bounds x sits on, a row x violates within the tolerance),
-// the frame is x itself (ṽ = v, ρ = r, p = 0): with t = s − A_F z ≥ 0 the same steps hold
-// (z·dᵢ = ((G⁻¹s)ᵢ − (G⁻¹t)ᵢ) ≤ −(G⁻¹t)ᵢ as s ≤ 0, and ‖U_Fᵀz‖² = (t − s)ᵀG⁻¹(t − s)).
+// by (c) (forcedCosts bounds z′ᵀMdᵢ and the curvature): no minimizer over S_w ∩ D leaves a
+// row of F. When there are no equalities and every row of E has sᵢ ≤ 0 (bounds x sits
+// on, a row x violates within the tolerance), the frame is x itself (ṽ = v, ρ = r,
+// D = B(0, r)): with t = s − A_E z ≥ 0 the same steps hold (z·dᵢ = (G⁻¹s)ᵢ − (G⁻¹t)ᵢ ≤
+// −(G⁻¹t)ᵢ as s ≤ 0, and ‖U_Eᵀz‖² = (t − s)ᵀG⁻¹(t − s)), and the walk's set
+// S_w ∩ H_F ∩ B(0, r) holds every minimizer: forcedErr = 0.
 //
-// The walk's set W = S_w ∩ H_c ∩ H_F ∩ B(0, r) is the disc of radius √(ρ₀² − p²) about
-// p_F: scaling a minimizer toward p_F ∈ S_w moves it into W by at most
-// ρ₀ + p − √(ρ₀² − p²) (≤ 2p for p ≤ ρ₀/2), within B(0, r + 2p), so
+// Otherwise the walk's set W = S_w ∩ H_c ∩ H_F ∩ B(0, r) is the disc about p_F (the point of
+// H_c ∩ H_F nearest 0, which must lie in S_w) of radius √(ρ₀² − ‖p_F − p_c‖²) ≥ √(ρ₀² − p²)
+// in H_c ∩ H_F. A minimizer y over S_w ∩ H_c ∩ (p_E + D), which lies in H_F, has
+// ‖y − p_F‖ ≤ ρ₀ + p + ‖p_E − p_F‖ and ‖y‖ ≤ r + 2p (y − p_c ⟂ p_c); scaling it toward
+// p_F ∈ S_w moves it into W by at most shift = ρ₀ + p + ‖p_E − p_F‖ − √(ρ₀² − p²), so
 //
 //	min over S_w ∩ H_c ∩ B(0, r)  ≥  min over W − forcedErr,
-//	forcedErr = (ρ₀ + p − √(ρ₀² − p²))·(‖v‖ + ‖M‖_F·(r + 2p)),
+//	forcedErr = shift·(‖v‖ + ‖M‖_F·(r + 2p)),
 //
-// which the certificate's threshold adds to η (fullEscape); it is 0 in the frame at x.
-// For a box, dᵢ = âᵢ and μᵢ = −vᵀâᵢ: the rule is then the obtuse-row rule of earlier
-// versions. The completeness argument of findInside takes a minimizer over W with a
-// maximal active set and an independent subset of it extending the forced rows; the walk
-// enumerates all of those.
+// which the certificate's threshold adds to η (fullEscape). For a box, dᵢ = âᵢ and
+// μᵢ = −vᵀâᵢ: the rule is then the obtuse-row rule of earlier versions. The completeness
+// argument of findInside takes a minimizer over W with a maximal active set and an
+// independent subset of it extending the forced rows; the walk enumerates all of those.
 //
-// Cost per round, f = |F|: O(f³ + d·f² + d²·f) and O(f) row products per near row.
+// Cost, e = |E|: O(e³ + d·e² + d²·e) and O(e) row products per near row.
 func (w *walk) holdForcedRows() {
 	if w.c == nil || w.mod == nil {
 		return
@@ -117,21 +122,49 @@ func (w *walk) holdForcedRows() {
 		var keep []int
 		if ok {
 			keep = w.forcedKeep(held, fr)
-			if len(keep) == len(held) {
-				w.commitForced(held, fr.p)
-				return
-			}
-		} else {
-			keep = nonpositiveOnly(held, w.s) // the frame moved too far: rows through x alone
-			if len(keep) == len(held) {
-				keep = nil
-			}
 		}
 		for range held {
 			w.pop()
 		}
-		cands = keep
+		if ok {
+			w.holdForced(keep, fr)
+			return
+		}
+		cands = nonpositiveOnly(held, w.s) // the frame moved too far: rows through x alone
+		if len(cands) == len(held) {
+			return
+		}
 	}
+}
+
+// holdForced pushes the rows of F that holdForcedRows's rule kept, in the frame fr, and
+// commits them with their forcedErr, or pushes nothing when p_F is outside S_w.
+func (w *walk) holdForced(F []int, fr forcedFrame) {
+	if len(F) == 0 {
+		return
+	}
+	for _, i := range F {
+		if !w.push(i) { // a subset of independent rows: never
+			panic("houdini: forced row dependent")
+		}
+	}
+	if fr.pF == nil {
+		w.commitForced(F, 0, 0)
+		return
+	}
+	if !w.inSw(w.offset(), F) {
+		for range F {
+			w.pop()
+		}
+		return
+	}
+	rho0 := math.Sqrt(math.Max(0, w.r*w.r-w.dist2[w.base]))
+	dEF := 0.0 // ‖p_E − p_F‖
+	for j, v := range w.offset() {
+		dEF += (fr.pF[j] - v) * (fr.pF[j] - v)
+	}
+	shift := rho0 + fr.p + math.Sqrt(dEF) - math.Sqrt(math.Max(0, rho0*rho0-fr.p*fr.p))
+	w.commitForced(F, shift, fr.p)
 }
 
 // forcedCandidates returns the near rows with offsets sᵢ ≤ forcedSlack·r, in near's
@@ -153,7 +186,7 @@ func (w *walk) forcedFrame(held []int) (fr forcedFrame, ok bool) {
 	if w.base == 0 && nonpositive(held, w.s) {
 		return forcedFrame{v: w.mod.v, rho: w.r}, true
 	}
-	pF := w.offset()
+	pF := slices.Clone(w.offset())
 	p := math.Sqrt(math.Max(0, w.dist2[len(w.rows)]-w.dist2[w.base]))
 	if 2*p > 0.5*nearMargin*w.r || !w.inSw(pF, held) {
 		return fr, false
@@ -312,8 +345,8 @@ func nonpositiveOnly(cands []int, s []float64) []int {
 }
 
 // commitForced records the held rows as forced, drops them from near and sets forcedErr
-// for p = ‖p_F − p_c‖.
-func (w *walk) commitForced(held []int, p float64) {
+// = shift·(‖v‖ + ‖M‖_F·(r + 2p)) (holdForcedRows).
+func (w *walk) commitForced(held []int, shift, p float64) {
 	out := make(map[int]bool, len(held))
 	for _, i := range held {
 		out[i] = true
@@ -326,9 +359,7 @@ func (w *walk) commitForced(held []int, p float64) {
 	}
 	w.near = rest
 	w.forced = len(held)
-	if p > 0 {
-		rho0 := math.Sqrt(math.Max(0, w.r*w.r-w.dist2[w.base]))
-		shift := rho0 + p - math.Sqrt(math.Max(0, rho0*rho0-p*p)) // ≤ 2p for p ≤ ρ₀/2
+	if shift > 0 {
 		w.forcedErr = shift * (norm(w.mod.v) + mat.Norm(w.mod.M, 2)*(w.r+2*p))
 	}
 }
