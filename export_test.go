@@ -36,6 +36,20 @@ func (o *Optimizer) forcedRowsErr(x []float64) (int, float64) {
 	return w.forced, w.forcedErr
 }
 
+// ForcedByCircuits returns the number of rows the walk at x keeps as forced by the
+// circuit rule (circuits.go), for the exact model at x (Seed 0): exported for the tests of
+// package houdini_test.
+func (o *Optimizer) ForcedByCircuits(x []float64) int {
+	rn := o.newRun(context.Background(), 0)
+	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r)
+	w := newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
+	w.holdForcedRows()
+	if w.forced == 0 {
+		return 0
+	}
+	return w.byCircuits
+}
+
 // lpVerdict is the outcome of phaseOne below.
 type lpVerdict int
 

@@ -225,8 +225,15 @@ func (w *walk) forcedKeep(held []int, fr forcedFrame) []int {
 	}
 	w.forcedSigns(held, D, fr, fail)
 	costs := w.forcedCosts(D, fr.rho, fail)
+	cr := w.newCircuitRule(fr, held)
 	for i := range f {
 		fail[i] = fail[i] || !(-dot(fr.v, D[i]) > costs[i])
+		if fail[i] && cr != nil && w.c.boundCoord(held[i]) >= 0 {
+			fail[i] = !cr.forced(held[i]) // circuits.go
+			if !fail[i] {
+				w.byCircuits++
+			}
+		}
 	}
 	keep := held[:0:0]
 	for i, row := range held {

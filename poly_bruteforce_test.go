@@ -141,6 +141,7 @@ func polyMoveViolation(in *bruteforce.Instance, X []float64, feasTol float64) fl
 type polyTally struct {
 	certified, found, neither, falseCert, missed, badMove int
 	forced                                                int // escapes that held forced rows
+	circuits                                              int // of which by the circuit rule
 }
 
 // polyCheck runs one escape of the instance in form f with δ = delta and returns what
@@ -161,6 +162,9 @@ func polyCheck(in *bruteforce.Instance, f polyForm, delta, truth float64, tl *po
 	slack := 1e-7 * polyScale(in)
 	if e.Forced > 0 {
 		tl.forced++
+		if o.ForcedByCircuits(in.X) > 0 {
+			tl.circuits++
+		}
 	}
 	switch {
 	case e.Found:
@@ -287,8 +291,8 @@ func TestNewPolyhedronFormsAgree(t *testing.T) {
 // escaped as given and as a translated, rescaled copy, in the first-class and the
 // all-rows forms, at δ = −m·{0.5, 1, 1.9, 2.1, 4, 10} (m the exhaustive minimum): no
 // false certificate, no missed escape after a complete walk, no bad move; and the rule
-// must fire (rows forced) in a good share of the escapes, bounds beside equalities
-// included. 3000 instances, 600 under -short.
+// must fire (rows forced) in a good share of the escapes, bounds beside equalities and
+// rows decided by circuits (circuits.go) included. 3000 instances, 600 under -short.
 func TestForcedRowsAgainstBruteForce(t *testing.T) {
 	n := 3000
 	if testing.Short() {
@@ -296,11 +300,36 @@ func TestForcedRowsAgainstBruteForce(t *testing.T) {
 	}
 	fams := []bruteforce.Family{bruteforce.Simplex, bruteforce.Budget, bruteforce.BalancedBox,
 		bruteforce.GeneralRows, bruteforce.Degenerate, bruteforce.NearParallel}
+	tl, instances := forcedBruteForce(t, n, fams, 1414)
+	if tl.forced < instances/10 || tl.circuits < instances/100 {
+		t.Errorf("the instances do not exercise the rule enough: forced in %d, by circuits in %d, of %d",
+			tl.forced, tl.circuits, instances)
+	}
+}
+
+// TestCircuitRowsAgainstBruteForce is TestForcedRowsAgainstBruteForce on the balanced box
+// and the simplex alone, where the circuit rule (circuits.go) decides bounds beside the
+// equality. 1500 instances, 300 under -short.
+func TestCircuitRowsAgainstBruteForce(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 300
+	}
+	tl, instances := forcedBruteForce(t, n, []bruteforce.Family{bruteforce.BalancedBox, bruteforce.Simplex}, 1416)
+	if tl.circuits < instances/20 {
+		t.Errorf("the instances do not exercise the circuit rule enough: %d of %d", tl.circuits, instances)
+	}
+}
+
+// forcedBruteForce runs the escapes of TestForcedRowsAgainstBruteForce for n instances of
+// the families, seeded by seed, and returns the first-class form's tally and the number
+// of instances.
+func forcedBruteForce(t *testing.T, n int, fams []bruteforce.Family, seed uint64) (polyTally, int) {
 	ratios := []float64{0.5, 1, 1.9, 2.1, 4, 10}
 	var tl [numPolyForms]polyTally
-	instances, bad, forcedEq := 0, 0, 0
+	instances, bad := 0, 0
 	for i := 0; i < n; i++ {
-		rng := rand.New(rand.NewPCG(1414, uint64(i)))
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
 		model := bruteforce.KKT
 		if i%3 == 2 {
 			model = bruteforce.Model(rng.IntN(int(bruteforce.NumModels)))
@@ -319,32 +348,25 @@ func TestForcedRowsAgainstBruteForce(t *testing.T) {
 			delta := -truth * ratios[i%len(ratios)]
 			instances++
 			for _, f := range []polyForm{formFirstClass, formAllRows} {
-				before := tl[f].forced
 				if msg := polyCheck(in, f, delta, truth, &tl[f]); msg != "" {
 					bad++
 					if bad <= 10 {
 						t.Errorf("instance %d (%s, gradient ×%g), δ = %g: %s", i, in.Name, g, delta, msg)
 					}
 				}
-				if tl[f].forced > before && len(in.Aeq) > 0 && f == formFirstClass {
-					forcedEq++
-				}
 			}
 		}
 	}
 	for _, f := range []polyForm{formFirstClass, formAllRows} {
 		x := tl[f]
-		t.Logf("%-18s certified %4d, moved %4d, neither %3d, rows forced in %4d; false certificates %d, missed escapes %d, bad moves %d",
-			polyFormNames[f], x.certified, x.found, x.neither, x.forced, x.falseCert, x.missed, x.badMove)
+		t.Logf("%-18s certified %4d, moved %4d, neither %3d, rows forced in %4d (by circuits in %d); false certificates %d, missed escapes %d, bad moves %d",
+			polyFormNames[f], x.certified, x.found, x.neither, x.forced, x.circuits, x.falseCert, x.missed, x.badMove)
 	}
-	t.Logf("%d instances × 2 forms; rows forced beside equalities in %d", instances, forcedEq)
+	t.Logf("%d instances × 2 forms", instances)
 	if bad > 0 {
 		t.Errorf("%d verdicts contradict the brute force", bad)
 	}
-	if tl[formFirstClass].forced < instances/10 || forcedEq < instances/50 {
-		t.Errorf("the instances do not exercise the rule enough: forced in %d, beside equalities in %d of %d",
-			tl[formFirstClass].forced, forcedEq, instances)
-	}
+	return tl[formFirstClass], instances
 }
 
 // TestCertifiedRadiusAgainstBruteForce (issue 14 item 4): with MaxSubsets so small that

@@ -104,6 +104,7 @@ type walk struct {
 	base              int     // equalities held before any choice (Constraints.equalities)
 	eqErr             float64 // what holding them at their computed offsets can cost (holdEqualities)
 	forced            int     // rows held by holdForcedRows
+	byCircuits        int     // of the rows it kept, those its circuit rule decided (circuits.go)
 	forcedErr         float64 // what holding them can cost the certificate (holdForcedRows)
 	lost              int     // candidates whose point x + h lost their promise to rounding (toPoint)
 	stopped, canceled bool
