@@ -15,6 +15,15 @@ import (
 // maxCircuitWork bounds the arithmetic of the circuit rule (rows × partners × d).
 const maxCircuitWork = 1 << 26
 
+// forcedFrame is the frame of holdForcedRows's proof: the offset pF of its origin (nil:
+// x itself), the model's gradient v there, the radius rho of the disc that holds the
+// ball's section and p = ‖p_F − p_c‖.
+type forcedFrame struct {
+	pF     []float64
+	v      []float64
+	rho, p float64
+}
+
 // circuitRule is the circuit rule's data for one walk: the equality's unit normal c, and
 // per coordinate the sign σⱼ of its bound row through p_E (offset ≤ 0 in the frame), 0 for
 // a free coordinate, and blocked for one at both of its bounds.

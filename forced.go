@@ -23,15 +23,6 @@ const (
 	maxForcedRounds = 12
 )
 
-// forcedFrame is the frame of holdForcedRows's proof: the offset pF of its origin (nil:
-// x itself), the model's gradient v there, the radius rho of the disc that holds the
-// ball's section and p = ‖p_F − p_c‖.
-type forcedFrame struct {
-	pF     []float64
-	v      []float64
-	rho, p float64
-}
-
 // holdForcedRows holds as equalities, for the whole walk, a set F of near rows that every
 // minimizer of the model over S_w ∩ H_c ∩ B(0, r) keeps active (H_c the equalities' affine
 // set, ℝᵈ without equalities), and drops them from the rows the walk chooses from;
@@ -126,11 +117,10 @@ func (w *walk) holdForcedRows() {
 		for range held {
 			w.pop()
 		}
-		if ok {
-			w.holdForced(keep, fr)
+		if ok && w.holdForced(keep, fr) {
 			return
 		}
-		cands = nonpositiveOnly(held, w.s) // the frame moved too far: rows through x alone
+		cands = nonpositiveOnly(held, w.s) // the frame moved too far, or p_F left S_w: rows through x alone
 		if len(cands) == len(held) {
 			return
 		}
@@ -138,10 +128,11 @@ func (w *walk) holdForcedRows() {
 }
 
 // holdForced pushes the rows of F that holdForcedRows's rule kept, in the frame fr, and
-// commits them with their forcedErr, or pushes nothing when p_F is outside S_w.
-func (w *walk) holdForced(F []int, fr forcedFrame) {
+// commits them with their forcedErr; it pushes nothing and returns false when p_F is
+// outside S_w (a row of E \ F that x violates within the tolerance).
+func (w *walk) holdForced(F []int, fr forcedFrame) bool {
 	if len(F) == 0 {
-		return
+		return true
 	}
 	for _, i := range F {
 		if !w.push(i) { // a subset of independent rows: never
@@ -150,13 +141,13 @@ func (w *walk) holdForced(F []int, fr forcedFrame) {
 	}
 	if fr.pF == nil {
 		w.commitForced(F, 0, 0)
-		return
+		return true
 	}
 	if !w.inSw(w.offset(), F) {
 		for range F {
 			w.pop()
 		}
-		return
+		return false
 	}
 	rho0 := math.Sqrt(math.Max(0, w.r*w.r-w.dist2[w.base]))
 	dEF := 0.0 // ‖p_E − p_F‖
@@ -165,6 +156,7 @@ func (w *walk) holdForced(F []int, fr forcedFrame) {
 	}
 	shift := rho0 + fr.p + math.Sqrt(dEF) - math.Sqrt(math.Max(0, rho0*rho0-fr.p*fr.p))
 	w.commitForced(F, shift, fr.p)
+	return true
 }
 
 // forcedCandidates returns the near rows with offsets sᵢ ≤ forcedSlack·r, in near's
