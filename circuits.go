@@ -24,7 +24,8 @@ type forcedFrame struct {
 	rho, p float64
 }
 
-// circuitRule is the circuit rule's data for one walk: the equality's unit normal c, and
+// circuitRule is the circuit rule's data for one walk: the unit normal c of the equality or
+// of the budget, and
 // per coordinate the sign σⱼ of its bound row through p_E (offset ≤ 0 in the frame), 0 for
 // a free coordinate, and blocked for one at both of its bounds.
 type circuitRule struct {
@@ -34,30 +35,43 @@ type circuitRule struct {
 	sigma  []float64
 	bounds [][]int // near bound rows per coordinate
 	cols   [][]float64
+	ineq   bool // c is a budget row cᵀz ≤ 0 of E, not an equality
 }
 
 const blocked = 2
 
 // newCircuitRule returns the circuit rule for the walk in the frame fr with the rows E
-// through p_E (holdForcedRows), or nil where it does not apply: exactly one equality held,
-// every near row a bound, and the work within maxCircuitWork.
+// through p_E (holdForcedRows), or nil where it does not apply: every near row a bound
+// but for the one row c, which is either the one equality held (N = c^⊥) or a budget
+// inequality of E (no equality; every row of E then with offset 0 in the frame), and the
+// work within maxCircuitWork.
 func (w *walk) newCircuitRule(fr forcedFrame, E []int) *circuitRule {
 	d := len(w.x)
-	if w.base != 1 || fr.pF == nil || len(E)*d*d > maxCircuitWork {
+	if len(E)*d*d > maxCircuitWork || w.base > 1 || (w.base == 1 && fr.pF == nil) {
 		return nil
 	}
-	cr := &circuitRule{w: w, fr: fr, c: w.basis[0], sigma: make([]float64, d), bounds: make([][]int, d)}
+	cr := &circuitRule{w: w, fr: fr, sigma: make([]float64, d), bounds: make([][]int, d)}
+	if w.base == 1 {
+		cr.c = w.basis[0]
+	}
 	inE := make(map[int]bool, len(E))
 	for _, i := range E {
 		inE[i] = true
+		if fr.pF == nil && w.s[i] != 0 {
+			return nil
+		}
 	}
 	for _, l := range w.near {
 		j := w.c.boundCoord(l)
 		if j < 0 {
-			return nil
+			if cr.c != nil || !inE[l] {
+				return nil
+			}
+			cr.c, cr.ineq = w.c.row(l), true // the budget
+			continue
 		}
 		cr.bounds[j] = append(cr.bounds[j], l)
-		if inE[l] || w.slack(l, fr.pF) <= 0 { // E's rows have offset 0 in the frame
+		if inE[l] || cr.offset(l) <= 0 { // E's rows have offset 0 in the frame
 			if cr.sigma[j] != 0 {
 				cr.sigma[j] = blocked
 			} else {
@@ -65,12 +79,23 @@ func (w *walk) newCircuitRule(fr forcedFrame, E []int) *circuitRule {
 			}
 		}
 	}
+	if cr.c == nil {
+		return nil
+	}
 	M := w.mod.M
 	cr.cols = make([][]float64, d)
 	for j := range cr.cols {
 		cr.cols[j] = mat.Col(nil, j, M)
 	}
 	return cr
+}
+
+// offset returns row l's offset in the frame: sₗ at x, else its slack at p_E.
+func (cr *circuitRule) offset(l int) float64 {
+	if cr.fr.pF == nil {
+		return cr.w.s[l]
+	}
+	return cr.w.slack(l, cr.fr.pF)
 }
 
 // forced reports whether bound row i of E is forced by circuits: every
@@ -105,6 +130,14 @@ func (w *walk) newCircuitRule(fr forcedFrame, E []int) *circuitRule {
 //
 // so no minimizer over S_w ∩ D leaves row i: the conclusion of holdForcedRows, in its
 // frame, from which its forcedErr follows unchanged.
+//
+// A budget cᵀz ≤ 0 of E (slack t_b = −cᵀz ≥ 0; N = ℝᵈ) in place of the equality: the partner
+// and spread moves keep cᵀz, so they stay feasible, and the case analysis gains the term
+// −cᵢσᵢt_b in cᵢσᵢ·c_F·z_F = −cᵢσᵢt_b + cᵢ²tᵢ + Σ cᵢσᵢcⱼσⱼtⱼ. Where cᵢσᵢ < 0 (bringing i
+// back frees budget) that term is ≥ 0 and the proof above holds. Where cᵢσᵢ > 0 and no
+// partner has slack, either t_b = 0 (the proof above), or t_b > 0, and then
+// z′ = z + τσᵢeᵢ with τ = min(tᵢ, t_b/(cᵢσᵢ)) is feasible (it spends budget slack only) with
+// ‖z′‖² = ‖z‖² − 2τtᵢ + τ² ≤ ‖z‖²: so the rule also asks d = σᵢeᵢ to gain.
 func (cr *circuitRule) forced(i int) bool {
 	w := cr.w
 	k := w.c.boundCoord(i)
@@ -127,6 +160,9 @@ func (cr *circuitRule) forced(i int) bool {
 			}
 		}
 	}
+	if cr.ineq && ci*si > 0 && !cr.gains(map[int]float64{k: si}) {
+		return false // the move into the budget's slack
+	}
 	if cF2 == 0 {
 		return true
 	}
@@ -144,8 +180,11 @@ func (cr *circuitRule) forced(i int) bool {
 
 // holdsOnDisc reports whether near row l holds on the whole disc: ‖P_N âₗ‖·ρ ≤ its offset.
 func (cr *circuitRule) holdsOnDisc(l int) bool {
-	pa := math.Sqrt(math.Max(0, 1-math.Pow(cr.w.c.dotRow(l, cr.c), 2)))
-	return pa*cr.fr.rho*(1+1e-9) <= cr.w.slack(l, cr.fr.pF)
+	pa := 1.0
+	if !cr.ineq {
+		pa = math.Sqrt(math.Max(0, 1-math.Pow(cr.w.c.dotRow(l, cr.c), 2)))
+	}
+	return pa*cr.fr.rho*(1+1e-9) <= cr.offset(l)
 }
 
 // gains reports −ṽ·d̂ > ρ‖P_N M d̂‖ + ½ρ·max(0, −d̂ᵀMd̂) for the sparse move d.
@@ -164,6 +203,8 @@ func (cr *circuitRule) gains(d map[int]float64) bool {
 	for j, v := range d {
 		curv += Md[j] * v / n
 	}
-	axpy(Md, -dot(cr.c, Md), cr.c)
+	if !cr.ineq {
+		axpy(Md, -dot(cr.c, Md), cr.c) // P_N
+	}
 	return lin > cr.fr.rho*norm(Md)+0.5*cr.fr.rho*math.Max(0, -curv)
 }

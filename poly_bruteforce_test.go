@@ -307,16 +307,16 @@ func TestForcedRowsAgainstBruteForce(t *testing.T) {
 	}
 }
 
-// TestCircuitRowsAgainstBruteForce is TestForcedRowsAgainstBruteForce on the balanced box
-// and the simplex alone, where the circuit rule (circuits.go) decides bounds beside the
-// equality. 1500 instances, 300 under -short.
+// TestCircuitRowsAgainstBruteForce is TestForcedRowsAgainstBruteForce on the balanced box,
+// the simplex and the budget alone, where the circuit rule (circuits.go) decides bounds
+// beside the equality or the budget. 1500 instances, 300 under -short.
 func TestCircuitRowsAgainstBruteForce(t *testing.T) {
 	n := 1500
 	if testing.Short() {
 		n = 300
 	}
-	tl, instances := forcedBruteForce(t, n, []bruteforce.Family{bruteforce.BalancedBox, bruteforce.Simplex}, 1416)
-	if tl.circuits < instances/20 {
+	tl, instances := forcedBruteForce(t, n, []bruteforce.Family{bruteforce.BalancedBox, bruteforce.Simplex, bruteforce.Budget}, 1416)
+	if tl.circuits < instances/25 {
 		t.Errorf("the instances do not exercise the circuit rule enough: %d of %d", tl.circuits, instances)
 	}
 }
