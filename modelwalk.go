@@ -121,9 +121,10 @@ const precisionFactor = 16
 // tolerance, counting the candidates it loses.
 //
 // The equalities add eqErr (walk.equalityErr), 0 without them, and the forced rows
-// forcedErr (walk.holdForcedRows), 0 unless they are general rows through x, to η. An escape uses η twice: it certifies only when the best value found
-// exceeds −δ/2 + η
-// (the minimum over S ∩ B(x, r) then exceeds −δ/2), and only when η < δ/6, so that a
+// forcedErr (walk.holdForcedRows), 0 when its proof's frame is x itself (no equalities,
+// bounds x sits on), to η. An escape uses η twice: it certifies only when the best value
+// found exceeds −δ/2 + η (the minimum over S ∩ B(x, r) then exceeds −δ/2), and only when
+// η < δ/6, so that a
 // relaxed bound that prunes at −δ/3 (walk.enumerate) stays above −δ/2 and every value
 // below −δ/2 is computed below −δ/3, where candidates are kept. When η ≥ δ/6 — a
 // gradient or curvature about 10¹³/d times δ/r or δ/r² — the escape still moves where f

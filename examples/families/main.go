@@ -3,7 +3,8 @@
 // relaxation (Σx = 0 on a box), a budget portfolio with an indefinite quadratic, and BoxQP
 // — from two starts each, and prints per family and start the certified count, the radius,
 // the solved count (gap ≤ 0.01 %), the mean gap, the subsets examined and pruned and the
-// time, beside SciPy's SLSQP and trust-constr from the same starts (peers/families.csv,
+// time, and for one escape at each end point the rows walked and forced, its subsets, its
+// time and the certified radius, beside SciPy's SLSQP and trust-constr from the same starts (peers/families.csv,
 // made by peers/run_scipy.py). The instances are generated here, seeded; -write stores
 // them as JSON for the peers.
 //
