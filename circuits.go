@@ -25,9 +25,8 @@ type forcedFrame struct {
 }
 
 // circuitRule is the circuit rule's data for one walk: the unit normal c of the equality or
-// of the budget, and
-// per coordinate the sign σⱼ of its bound row through p_E (offset ≤ 0 in the frame), 0 for
-// a free coordinate, and blocked for one at both of its bounds.
+// of the budget, and per coordinate the sign σⱼ of its bound row through p_E (offset ≤ 0
+// in the frame), 0 for a free coordinate, and blocked for one at both of its bounds.
 type circuitRule struct {
 	w      *walk
 	fr     forcedFrame
@@ -144,7 +143,7 @@ func (cr *circuitRule) forced(i int) bool {
 	si := w.c.coordSign(i)
 	ci := cr.c[k]
 	if ci == 0 {
-		return cr.gains(map[int]float64{k: si})
+		return cr.gains([]move{{k, si}})
 	}
 	var spread []int
 	cF2 := 0.0
@@ -155,22 +154,23 @@ func (cr *circuitRule) forced(i int) bool {
 			spread = append(spread, j)
 			cF2 += cr.c[j] * cr.c[j]
 		case ci*si*cr.c[j]*sj < 0:
-			if !cr.gains(map[int]float64{k: si, j: -ci * si / cr.c[j]}) {
+			if !cr.gains([]move{{k, si}, {j, -ci * si / cr.c[j]}}) {
 				return false
 			}
 		}
 	}
-	if cr.ineq && ci*si > 0 && !cr.gains(map[int]float64{k: si}) {
+	if cr.ineq && ci*si > 0 && !cr.gains([]move{{k, si}}) {
 		return false // the move into the budget's slack
 	}
 	if cF2 == 0 {
 		return true
 	}
-	d := map[int]float64{k: si}
+	d := []move{{k, si}}
 	for _, j := range spread {
-		d[j] = -ci * si * cr.c[j] / cF2
+		dj := -ci * si * cr.c[j] / cF2
+		d = append(d, move{j, dj})
 		for _, l := range cr.bounds[j] { // (b) on the near bounds of F
-			if w.c.coordSign(l)*d[j] > 0 && !cr.holdsOnDisc(l) {
+			if w.c.coordSign(l)*dj > 0 && !cr.holdsOnDisc(l) {
 				return false
 			}
 		}
@@ -187,21 +187,28 @@ func (cr *circuitRule) holdsOnDisc(l int) bool {
 	return pa*cr.fr.rho*(1+1e-9) <= cr.offset(l)
 }
 
-// gains reports −ṽ·d̂ > ρ‖P_N M d̂‖ + ½ρ·max(0, −d̂ᵀMd̂) for the sparse move d.
-func (cr *circuitRule) gains(d map[int]float64) bool {
+// move is one coordinate j of a sparse move d and its entry dⱼ.
+type move struct {
+	j int
+	v float64
+}
+
+// gains reports −ṽ·d̂ > ρ‖P_N M d̂‖ + ½ρ·max(0, −d̂ᵀMd̂) for the sparse move d, summed in
+// d's order (so that the verdict is the same on every run).
+func (cr *circuitRule) gains(d []move) bool {
 	n := 0.0
-	for _, v := range d {
-		n += v * v
+	for _, m := range d {
+		n += m.v * m.v
 	}
 	n = math.Sqrt(n)
 	Md := make([]float64, len(cr.c))
 	lin, curv := 0.0, 0.0
-	for j, v := range d {
-		axpy(Md, v/n, cr.cols[j])
-		lin -= cr.fr.v[j] * v / n
+	for _, m := range d {
+		axpy(Md, m.v/n, cr.cols[m.j])
+		lin -= cr.fr.v[m.j] * m.v / n
 	}
-	for j, v := range d {
-		curv += Md[j] * v / n
+	for _, m := range d {
+		curv += Md[m.j] * m.v / n
 	}
 	if !cr.ineq {
 		axpy(Md, -dot(cr.c, Md), cr.c) // P_N
