@@ -57,7 +57,8 @@ type Outcome struct {
 }
 
 // EndEscape is one Optimizer.Escape at the end point X with the run's settings and
-// radius, timed on its own: the escape a user pays for a certificate.
+// radius, timed on its own (with its own Config.Timeout): the escape a user pays for a
+// certificate. It is not made when the run itself ended canceled.
 type EndEscape struct {
 	Wall                             time.Duration
 	Certified                        bool
@@ -106,8 +107,14 @@ func Run(ctx context.Context, in *Instance, fam Family, start Start, cfg Config)
 		if err != nil {
 			return nil, err
 		}
+		ectx := context.Background() // its own budget: the run's may be nearly spent
+		if cfg.Timeout > 0 {
+			var cancel context.CancelFunc
+			ectx, cancel = context.WithTimeout(ectx, cfg.Timeout)
+			defer cancel()
+		}
 		t1 := time.Now()
-		e, err := opt.Escape(ctx, res.X)
+		e, err := opt.Escape(ectx, res.X)
 		o.End.Wall = time.Since(t1)
 		if err != nil {
 			return nil, fmt.Errorf("%s from %s: end escape: %w", in.Name, start.Name, err)
