@@ -9,17 +9,17 @@ import (
 
 // Forced rows (issue 14 item 2): rows the walk holds for the whole escape because leaving
 // them costs more than the model can gain within r. The cost of leaving a row is measured
-// by its KKT multiplier for the rows held with it, so that the bounds of a simplex, of a
-// budget or of a balanced box, whose ways of leaving are transfers between coordinates,
-// are decided as the bounds of a box are.
+// by its KKT multiplier for the rows held with it, so that the bounds of a simplex, whose
+// ways of leaving are transfers between coordinates, are decided as the bounds of a box
+// are; bounds beside Σx = 0 or a budget are decided by circuits (circuits.go).
 
 // Guards of the forced-row rule.
 const (
 	// forcedSlack: rows with offsets sᵢ ≤ forcedSlack·r are the candidates; a larger
 	// offset moves the frame p_F beyond what nearMargin allows anyway.
 	forcedSlack = 1e-3 * nearMargin
-	// maxForcedRounds bounds the rounds of holdForcedRows (each drops the rows that fail
-	// and tries the rest again).
+	// maxForcedRounds bounds the rounds of holdForcedRows (a round whose frame fails
+	// retries with the rows through x alone).
 	maxForcedRounds = 12
 )
 
