@@ -43,6 +43,7 @@ func run(args []string, w io.Writer) error {
 	peers := fs.String("peers", "examples/families/peers/families.csv", "the peers' per-run CSV (missing: no peers)")
 	csvOut := fs.String("csv", "examples/families/houdini.csv", "write houdini's per-run rows here (empty: don't)")
 	maxSubsets := fs.Int("maxsubsets", 0, "Settings.MaxSubsets (0: houdini's default)")
+	rungs := fs.Int("rungs", 0, "Settings.Search.Rungs (0: houdini's default; -1: no deeper search)")
 	timeout := fs.Duration("timeout", 20*time.Second, "wall-time budget per run (status canceled); 0: none")
 	perRun := fs.Bool("runs", true, "print the per-run table too")
 	if err := fs.Parse(args); err != nil {
@@ -63,13 +64,13 @@ func run(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg := Config{MaxSubsets: *maxSubsets, Seed: *seed, Timeout: *timeout}
+	cfg := Config{MaxSubsets: *maxSubsets, Rungs: *rungs, Seed: *seed, Timeout: *timeout}
 	subsets := "default"
 	if *maxSubsets > 0 {
 		subsets = fmt.Sprint(*maxSubsets)
 	}
-	fmt.Fprintf(w, "houdini on the benchmark families: seed %d, MaxSubsets %s, timeout %v per run, otherwise default settings\n\n",
-		*seed, subsets, *timeout)
+	fmt.Fprintf(w, "houdini on the benchmark families: seed %d, MaxSubsets %s, Search.Rungs %d, timeout %v per run, otherwise default settings\n\n",
+		*seed, subsets, *rungs, *timeout)
 	var outs []*Outcome
 	for k, f := range fams {
 		for _, in := range sets[k] {

@@ -34,6 +34,7 @@ func Constraints(in *Instance) (*houdini.Constraints, error) {
 // default.
 type Config struct {
 	MaxSubsets int
+	Rungs      int // Settings.Search.Rungs (0: default, −1: no deeper search)
 	Seed       uint64
 	Timeout    time.Duration // per run; 0: none (a run cut short ends canceled)
 }
@@ -85,6 +86,7 @@ func Run(ctx context.Context, in *Instance, fam Family, start Start, cfg Config)
 		Hess: func(h *mat.SymDense, _ []float64) { h.CopySym(in.H) },
 	}
 	s := houdini.Settings{Delta: fam.Delta, Radius: fam.Radius, MaxSubsets: cfg.MaxSubsets, Seed: cfg.Seed,
+		Search: houdini.SearchSettings{Rungs: cfg.Rungs},
 		Callback: func(_ int, e *houdini.EscapeResult) bool {
 			o.Escapes++
 			o.Examined += e.Examined
