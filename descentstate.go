@@ -29,6 +29,11 @@ const (
 	maxStep = 1e10
 	// lambdaTol: a multiplier above −lambdaTol·‖g‖ counts as nonnegative (rounding).
 	lambdaTol = 1e-10
+	// stallFraction and stallSteps end the phase on a run of negligible steps
+	// (negligibleStep): stallSteps in a row, each lowering f by at most stallFraction·δ
+	// over at most stallFraction·r.
+	stallFraction = 1e-6
+	stallSteps    = 5
 	// descentSeed is mixed into Settings.Seed for the phase's own generator (the Lanczos
 	// starts), so that the escapes draw the same numbers with or without the phase.
 	descentSeed = 0x5eed_d15c
