@@ -20,17 +20,18 @@ func (rn *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
 	rn.start = time.Now()
 	rn.x = append([]float64(nil), x0...)
 	status, err := rn.loop(ctx)
-	if rn.restarting() {
+	if rn.searchOpen() {
 		// The deeper search always has a certified point to return to: any end of a
-		// restart that is not a certificate at a lower point (a budget, the callback,
-		// the context, an oracle returning NaN or Inf far out) returns there; a ray along
-		// which f is unbounded below is reported as such.
+		// restart, or of the run from a pending x*, that is not a certificate at a lower
+		// point (a budget, the callback, the context, MaxSubsets, an oracle returning NaN
+		// or Inf far out) returns there; a ray along which f is unbounded below is
+		// reported as such.
 		var nf *NonFiniteError
 		if errors.As(err, &nf) {
 			err = nil
 		}
-		if err == nil && status != StatusUnbounded && (status != StatusCertified || rn.dec < rn.search.best.decrease) {
-			rn.restoreBest()
+		if err == nil && status != StatusUnbounded && (status != StatusCertified || rn.dec < rn.search.cert.decrease) {
+			rn.restoreCert()
 			status = StatusCertified
 		}
 	}
@@ -87,7 +88,12 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 			if err != nil {
 				return 0, err
 			}
-			if rn.hopeless() {
+			if rn.restarting() {
+				// Lower than x* by δ/3: the new x*, certified only once the ladder is
+				// over (searchImproved); or not: abandoned before its escape (hopeless).
+				if !rn.hopeless() {
+					rn.searchImproved()
+				}
 				if status, done, err := rn.abandonRestart(ctx); done || err != nil {
 					return status, err
 				}
@@ -228,9 +234,18 @@ func (rn *run) afterCertificate(ctx context.Context, e *EscapeResult) (Status, b
 }
 
 // abandonRestart abandons the search's current restart for the next (done false), or,
-// the ladder over and the run back at x*, returns purifyOrEnd's verdict there.
+// the ladder over and the run back at x*, returns ladderEnd's verdict there.
 func (rn *run) abandonRestart(ctx context.Context) (Status, bool, error) {
 	if rn.nextRestart() {
+		return 0, false, nil
+	}
+	return rn.ladderEnd(ctx)
+}
+
+// ladderEnd follows the end of the search's ladder, the run back at x*: another round
+// (an escape at x*) while x* is pending, else purifyOrEnd's verdict.
+func (rn *run) ladderEnd(ctx context.Context) (Status, bool, error) {
+	if rn.search.pending() {
 		return 0, false, nil
 	}
 	return rn.purifyOrEnd(ctx)

@@ -71,10 +71,11 @@ type certifiedPoint struct {
 }
 
 // searchState is the deeper search of one Minimize call (Settings.Search): the lowest
-// certified point so far and the next restart of the ladder.
+// point so far, the lowest certified one, and the next restart of the ladder.
 type searchState struct {
-	best      *certifiedPoint // x*
-	model     *quadModel      // the model at x* of the escape that certified it, or nil
+	best      *certifiedPoint // x*: the lowest point so far, certified when best == cert
+	cert      *certifiedPoint // the lowest certified point so far
+	model     *quadModel      // the model at x* (M of the last escape's, ∇f(x*)), or nil
 	rungs     int             // the ladder's rungs (Settings.Search.Rungs, or its default)
 	auto      bool            // the default search: it ends where f departs from its model
 	done      bool            // the ladder is exhausted and the run back at x*

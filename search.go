@@ -20,17 +20,18 @@ const (
 	modelTrust = 1e-3
 )
 
-// searching reports whether the deeper search runs after the certificate just earned: it
-// decides so at the first one, with the ladder's rungs. Settings.Search.Rungs > 0 always
-// searches and < 0 never does; by default (0) the search runs, with defaultSearchRungs,
-// when f is nonconvex at the certified point — when a few Lanczos steps on the model of
-// the escape that certified it find a curvature below −δ/r² (nonconvexTol), a direction
-// along which f falls by more than δ/2 within r but for the rows: then other faces or
-// vertices may be lower, and the restarts look there. A convex f (or f convex near its
-// certified points) thus costs nothing more by default.
+// searching reports whether the deeper search goes on after the certificate just earned:
+// it decides so at the first one, with the ladder's rungs, and goes on while the ladder
+// lasts or x* still waits for its certificate (pending). Settings.Search.Rungs > 0
+// always searches and < 0 never does; by default (0) the search runs, with
+// defaultSearchRungs, when f is nonconvex at the certified point — when a few Lanczos
+// steps on the model of the escape that certified it find a curvature below −δ/r²
+// (nonconvexTol), a direction along which f falls by more than δ/2 within r but for the
+// rows: then other faces or vertices may be lower, and the restarts look there. A convex
+// f (or f convex near its certified points) thus costs nothing more by default.
 func (rn *run) searching() bool {
-	if rn.search != nil {
-		return rn.search.rungs > 0 && !rn.search.done
+	if sr := rn.search; sr != nil {
+		return sr.rungs > 0 && (!sr.done || sr.pending())
 	}
 	rungs, auto := rn.s.Search.Rungs, false
 	if rungs == 0 && !rn.s.EscapesOnly && rn.nonconvex() {
@@ -43,6 +44,10 @@ func (rn *run) searching() bool {
 	rn.search = &searchState{rungs: max(rungs, 0), auto: auto, rng: newRand(rn.s.Seed ^ searchSeed)}
 	return rn.search.rungs > 0
 }
+
+// pending reports whether x* has no certificate yet: a restart's descent reached it
+// (searchImproved) and the escape that certifies it comes once the ladder is over.
+func (sr *searchState) pending() bool { return sr.best != nil && sr.best != sr.cert }
 
 // nonconvex reports whether the last full escape's model M has a Ritz value below
 // −δ/r² after at most nonconvexSteps Lanczos steps from a random start (an upper bound on
@@ -68,23 +73,55 @@ func (rn *run) nonconvex() bool {
 }
 
 // searchStep is called where an escape has certified the run's point x (and Purify, if
-// set, found no move): x becomes x* when it is the first certified point or lower than
-// x* by more than δ/3, and the ladder starts again; then the run restarts from the next
-// point of the ladder (restarted true) or, the ladder exhausted, returns to x*.
+// set, found no move). x becomes x* when it is the first certified point or lower than
+// x* by more than δ/3, and the ladder starts again (reopened, if it was over); once the
+// ladder is over, x where the escape at a pending x* certified (x* itself, or where a few
+// more descent steps went from it) becomes x*, certified. Then the run restarts from the next point of the ladder
+// (restarted true) or, the ladder exhausted, returns to x*.
 func (rn *run) searchStep(e *EscapeResult) (restarted bool) {
 	sr, st := rn.search, rn.ev.stats
-	if sr.best == nil || rn.dec > sr.best.decrease+rn.s.Delta/3 {
+	cp := &certifiedPoint{x: rn.x, decrease: rn.dec, confidence: e.Confidence, radius: rn.r, kkt: rn.kkt}
+	if sr.cert == nil || rn.dec > sr.cert.decrease {
+		sr.cert = cp
+	}
+	switch {
+	case sr.best == nil || rn.dec > sr.best.decrease+rn.s.Delta/3:
 		if sr.best != nil {
 			st.RestartsImproved++
 		}
-		sr.best = &certifiedPoint{x: rn.x, decrease: rn.dec, confidence: e.Confidence, radius: rn.r, kkt: rn.kkt}
+		sr.best, sr.done = cp, false
 		sr.model = nil
 		if m := rn.model; m != nil && len(m.v) == len(rn.x) {
 			sr.model = m // the model of the escape that certified x*
 		}
 		sr.rung, sr.try = 1, 0
+	case sr.done && sr.pending():
+		sr.best = cp // x*, or the point a few more descent steps reached from it
 	}
 	return rn.nextRestart()
+}
+
+// searchImproved makes the run's point, where a restart's descent phase ended lower than
+// x* by more than δ/3, the new x*, without a certificate, and starts the ladder again
+// from it; the search certifies only its last x*, once the ladder is over (ladderEnd).
+// A certificate costs a model and its eigendecomposition, O(d³) (d gradient calls without
+// Problem.Hess), a restart's descent phase far less: certifying every improving restart
+// made the search cost 14× the first certificate on the max-cut relaxation at d = 800.
+// The mirrors of the next restarts are chosen on the last escape's M with ∇f at the new
+// x* (for the quadratics of the default search, f's own model there).
+func (rn *run) searchImproved() {
+	sr := rn.search
+	rn.ev.stats.RestartsImproved++
+	sr.best = &certifiedPoint{x: rn.x, decrease: rn.dec, radius: rn.r}
+	if m := sr.model; m != nil {
+		g := make([]float64, len(rn.x))
+		if err := rn.ev.grad(g, rn.x); err != nil { // answered from the descent's last call
+			sr.model = nil
+		} else {
+			sr.model = &quadModel{v: g, M: m.M}
+		}
+	}
+	sr.rung, sr.try = 1, 0
 }
 
 // restarting reports whether the run is on a restart of the deeper search, away from x*.
@@ -92,12 +129,19 @@ func (rn *run) restarting() bool {
 	return rn.search != nil && rn.search.best != nil && !rn.search.done
 }
 
+// searchOpen reports whether the run's point may not be the one Minimize returns: the
+// run is on a restart, or at a pending x* (or past it) before its certificate.
+func (rn *run) searchOpen() bool {
+	sr := rn.search
+	return sr != nil && sr.cert != nil && (!sr.done || sr.pending())
+}
+
 // nextRestart moves the run to the next restart point of the ladder from x* (true), or,
 // the ladder or a budget exhausted, back to x* (false). A restart that ends undecided
 // (MaxSubsets, rounding, an oracle failing there) is abandoned through it too.
 func (rn *run) nextRestart() bool {
 	sr, st := rn.search, rn.ev.stats
-	for sr.rung <= sr.rungs && st.Escapes < rn.s.MaxEscapes {
+	for !sr.done && sr.rung <= sr.rungs && st.Escapes < rn.s.MaxEscapes {
 		k := sr.rung
 		if sr.try++; sr.try == rn.s.Search.Tries || rn.mirrorsAll(k) {
 			sr.rung, sr.try = sr.rung+1, 0
@@ -139,9 +183,14 @@ func (rn *run) mirrorsAll(k int) bool {
 	return box && boxed(lo, hi) && 1<<min(k, 30) >= d
 }
 
-// restoreBest returns the run to x*, with its decrease, radius and confidence.
-func (rn *run) restoreBest() {
-	b := rn.search.best
+// restoreBest returns the run to x*, with its decrease, radius and confidence (0 while
+// x* is pending).
+func (rn *run) restoreBest() { rn.restore(rn.search.best) }
+
+// restoreCert returns the run to the lowest certified point of the search.
+func (rn *run) restoreCert() { rn.restore(rn.search.cert) }
+
+func (rn *run) restore(b *certifiedPoint) {
 	rn.x, rn.dec, rn.confidence, rn.r, rn.kkt, rn.undo = b.x, b.decrease, b.confidence, b.radius, b.kkt, nil
 }
 
