@@ -132,8 +132,8 @@ type Settings struct {
 // from the best certified point (a ladder of neighbourhoods) and keeps what is lower.
 // Certificates are unchanged by it: Minimize returns the lowest certified point it met.
 // By default it runs only where f is a nonconvex quadratic (see Rungs), where it costs
-// about 3–15× the plain run's CPU time and finds much better points (the README measures
-// it); a convex f costs nothing more, a nonconvex non-quadratic one f at x* and at one
+// about 2–6× the plain run's CPU time (its restarts' descent phases and one certificate
+// more) and finds much better points (the README measures it); a convex f costs nothing more, a nonconvex non-quadratic one f at x* and at one
 // restart point (two Func calls, or a few Grad calls without Func).
 type SearchSettings struct {
 	// Rungs is the number of rungs of the ladder. The restart points of rung k lie at
@@ -144,15 +144,17 @@ type SearchSettings struct {
 	// and Lin choose vertices to move, on the model of the escape that certified x*: the
 	// first at random (Settings.Seed), each next the one whose mirroring, after the
 	// others, raises the model least; otherwise all m at random. From there Minimize
-	// runs its descent phase; a restart that ends no lower than x* by δ/3 is abandoned
-	// before its escape, one that does runs on (escapes, descents) to a certificate and
-	// its point becomes x*, and the ladder starts again at rung 1. A restart that ends
-	// undecided (MaxSubsets, rounding, an oracle failing there) is abandoned too. When
-	// the ladder is exhausted, or a budget, the Callback or the context ends the run,
-	// Minimize returns x* with its certificate (StatusCertified). Each restart costs one
-	// f value at the restart point and a descent (an escape and more when it improves),
-	// and counts in Stats.Restarts (Stats.RestartsImproved for those that lowered x*),
-	// its escapes in Stats.Escapes and towards MaxEscapes.
+	// runs its descent phase; a restart that ends no lower than x* by δ/3 is abandoned,
+	// one that does becomes x* (not yet certified), and the ladder starts again at rung
+	// 1. Only the last x* is certified, by an escape once the ladder is over; when that
+	// escape moves, the run goes on from the move to a certificate, which, lower by more
+	// than δ/3, reopens the ladder. The restarts stop after 8·Rungs·Tries in all. When a
+	// budget, the Callback, the context or an undecided escape (MaxSubsets, rounding, an
+	// oracle failing) ends the run, Minimize returns the lowest certified point it met
+	// with its certificate (StatusCertified). Each restart costs one f value at the
+	// restart point and a descent, and counts in Stats.Restarts (Stats.RestartsImproved
+	// for those that lowered x*); the escapes count in Stats.Escapes and towards
+	// MaxEscapes.
 	//
 	// Default 0: 6 rungs when f is a nonconvex quadratic — when a few Lanczos steps on the
 	// model M of the escape that first certified find a curvature below −δ/r² (a
