@@ -275,7 +275,7 @@ type Stats struct {
 	// rounding), X being then the point certified before the move.
 	Purifications, PurificationsUndone int
 	// Restarts counts the restarts of Settings.Search, and RestartsImproved those that led
-	// to a lower certified point.
+	// to a lower x* (certified once the search is over).
 	Restarts, RestartsImproved int
 	// RadiusHalvings counts the times Minimize halved r after the model promised a
 	// decrease f did not deliver.
