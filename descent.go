@@ -31,8 +31,9 @@ import (
 // that the ratio test shortens is an ordinary step: the phase never ends because a step
 // was short. It also ends when the context is done, on an oracle error, the gradient
 // budget or the ray test of an unbounded f (probeRay, after a step that no row blocked
-// reached its cap), or when not even the steepest step on the face lowers f (f's
-// rounding: then χ may exceed τ by what f's resolution hides). Every step keeps x in S
+// reached its cap), when not even the steepest step on the face lowers f (f's
+// rounding: then χ may exceed τ by what f's resolution hides), or after stallSteps
+// negligible steps in a row (negligibleStep: a degenerate vertex, left to the escape). Every step keeps x in S
 // (clamped to the box, or snapped onto the rows) and lowers the computed f — except where f's change is below its rounding, 10²·ε·|f|, and the
 // gradient shows the decrease instead (Hager–Zhang's approximate Wolfe test, approxWolfe).
 // It returns the last point and f(x) − f(last); with an error the last accepted point too,
