@@ -61,6 +61,7 @@ func (rn *run) descend(ctx context.Context, x []float64) ([]float64, float64, er
 			if err != nil || !moved {
 				return ds.x, ds.decrease(), err
 			}
+			stalled = 0 // the run of negligible steps must be unbroken
 			continue
 		}
 		x0, f0 := ds.x, ds.f
