@@ -78,8 +78,8 @@ func (w *walk) newCircuitRule(fr forcedFrame, E []int) *circuitRule {
 			}
 		}
 	}
-	if cr.c == nil {
-		return nil
+	if cr.c == nil || w.mod.M == nil {
+		return nil // no budget row; or a matrix-free model, whose d columns would cost d products
 	}
 	M := w.mod.M
 	cr.cols = make([][]float64, d)

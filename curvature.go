@@ -99,8 +99,8 @@ func (ds *descent) curvatureFace() (func([]float64) []float64, []bool) {
 	}, nil
 }
 
-// hessVec returns v ↦ ∇²f(x)v: by one Hess call and products, or by one gradient call per
-// product, (∇f(x + θv) − ∇f(x))/θ.
+// hessVec returns v ↦ ∇²f(x)v: by one Hess call and products, else by hessOperator
+// (Problem.HessVec, or one gradient call per product, (∇f(x + θv) − ∇f(x))/θ).
 func (ds *descent) hessVec() (func(dst, v []float64) error, error) {
 	ev, x := ds.rn.ev, ds.x
 	n := len(x)
@@ -114,20 +114,7 @@ func (ds *descent) hessVec() (func(dst, v []float64) error, error) {
 			return nil
 		}, nil
 	}
-	h := hessStep(ds.rn.s, ds.rn.r, x)
-	xt := make([]float64, n)
-	return func(dst, v []float64) error {
-		for j := range xt {
-			xt[j] = x[j] + h*v[j]
-		}
-		if err := ev.grad(dst, xt); err != nil {
-			return err
-		}
-		for j := range dst {
-			dst[j] = (dst[j] - ds.g[j]) / h
-		}
-		return nil
-	}, nil
+	return hessOperator(ev, x, ds.g, hessStep(ds.rn.s, ds.rn.r, x)), nil
 }
 
 // curvatureMove moves along the unit direction u of negative curvature as curvatureStep

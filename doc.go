@@ -30,8 +30,16 @@
 // within r of x (deciding copositivity is NP-hard, rem:copositivity); Settings.MaxSubsets
 // bounds it, and a search cut short never certifies.
 //
-// For large d, Settings.Method = MethodCorner (chosen by MethodAuto when there is no
-// Hessian oracle and d ≥ AutoCornerDim) runs HoudiniCorner (alg:matrix_copositivity)
+// For large d, the full path forms no d×d matrix when Problem.Hess is nil (from
+// MatrixFreeDim on): the model's Hessian is an operator (Problem.HessVec, or gradient
+// differences), the trust-region subproblem of each face is solved by Lanczos in the
+// GLTR space of its gradient plus a random-start Krylov space, and the smallest curvature
+// is bounded by Lanczos with the Kuczyński–Woźniakowski bound, so that a certificate
+// holds with probability EscapeResult.Confidence (krylov.go). A dense Hessian from
+// d = 1500 on takes the same path: the escape needs a few eigenpairs, not the spectrum.
+//
+// Alternatively, Settings.Method = MethodCorner (chosen by MethodAuto when there is
+// neither Hess nor HessVec and d ≥ AutoCornerDim) runs HoudiniCorner (alg:matrix_copositivity)
 // instead: the same subset walk, but in each affine set a projected power iteration on
 // gradient differences (FindInsideCorner, alg:eigenvector) replaces the model, so no d×d
 // matrix is formed. It is randomized: it certifies only with probability

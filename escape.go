@@ -5,8 +5,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // The escapes: HoudiniEscape (alg:escaping_general_full, the full path) and HoudiniCorner
@@ -14,7 +12,9 @@ import (
 // examiners, run on one call's state.
 
 // method resolves MethodAuto for a point of dimension d.
-func (rn *run) method(d int) Method { return rn.s.methodFor(rn.p.Hess != nil, d) }
+func (rn *run) method(d int) Method {
+	return rn.s.methodFor(rn.p.Hess != nil || rn.p.HessVec != nil, d)
+}
 
 // escape runs one escape at the feasible point x by the method Settings.Method resolves
 // to (see Optimizer.Escape), and fills in the oracle calls it made. An escape the context
@@ -56,33 +56,64 @@ func (rn *run) escape(ctx context.Context, x []float64) (res *EscapeResult, err 
 // made), and up to maxVerify decrease checks of the best candidates on f.
 func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, error) {
 	x = append([]float64(nil), x...)
-	mod, err := buildModel(x, rn.ev, rn.rng, rn.s, rn.r)
+	freeDim := MatrixFreeDim
+	if rn.test.matrixFree {
+		freeDim = 0
+	}
+	mod, err := buildModel(x, rn.ev, rn.rng, rn.s, rn.r, freeDim)
 	if err != nil {
 		return nil, err
 	}
 	rn.model = mod // the deeper search's default asks it whether f is nonconvex at x
+	if mod.M == nil {
+		mod.nrm = rn.operatorNorm(mod, len(x))
+	}
 	res, w, eta := rn.walkModel(ctx, x, mod, -rn.s.Delta/3)
+	if mod.err != nil {
+		return nil, mod.err
+	}
 	// Past η ≥ δ/6 the walk still looks for moves (f checks them), but cannot certify.
 	decidable := eta < rn.s.Delta/6
 	res.Active, res.KKTResidual = rn.c.activeSet(x, mod.v, rn.s.FeasTol)
 	if found, err := rn.verifyBest(res, w); found || err != nil {
 		return res, err
 	}
+	if mod.err != nil {
+		return nil, mod.err
+	}
 	// qmin is within η (eqErr and forcedErr included) of the model's minimum over
-	// (S − x) ∩ B(0, r) (walk.go).
-	res.Certified = res.Complete && decidable && w.pool.qmin > -rn.s.Delta/2+eta
-	if res.Certified {
-		res.Confidence = 1
-		if rn.ev.stochasticGrad() {
-			res.Confidence = 1 - rn.s.Stochastic.FailProb // see buildStochasticModel
-		}
+	// (S − x) ∩ B(0, r) (walk.go); with the Krylov backend only the first subset's bound
+	// is (krylovExaminer), with probability 1 − kry.fail.
+	cert, fail := rn.modelCertifies(w, eta)
+	res.Certified = res.Complete && decidable && cert
+	res.Confidence = 1 - fail
+	if rn.ev.stochasticGrad() {
+		res.Confidence -= rn.s.Stochastic.FailProb // see buildStochasticModel
+	}
+	switch {
+	case res.Certified:
 		res.CertifiedRadius = rn.r
-	} else if w.lost > 0 || !decidable {
+	case w.lost > 0 || !decidable:
+		res.Confidence = 0
 		res.NumericalFailure = true // rounding decides: of x + h (lost), or of the values (η)
-	} else if w.stopped && !w.canceled && !res.NumericalFailure {
-		return res, rn.shrinkRadius(ctx, res, mod)
+	default:
+		res.Confidence = 0
+		if w.stopped && !w.canceled && !res.NumericalFailure {
+			return res, rn.shrinkRadius(ctx, res, mod)
+		}
 	}
 	return res, nil
+}
+
+// modelCertifies reports whether the walk w, complete, proves that the model admits no
+// decrease of δ/2 over S ∩ B(x, r): qmin > −δ/2 + η when every face was examined exactly;
+// with the Krylov examiner's inexact faces, the first subset's bound instead
+// (krylovExaminer), which fails with probability at most fail.
+func (rn *run) modelCertifies(w *walk, eta float64) (ok bool, fail float64) {
+	if kry, isKry := w.ex.(*krylovExaminer); isKry && kry.inexact {
+		return kry.rootLower > -rn.s.Delta/2+eta, kry.fail
+	}
+	return w.pool.qmin > -rn.s.Delta/2+eta, 0
 }
 
 // Certified radius (issue 14 item 4): radii tried below r when the walk stops at
@@ -119,13 +150,24 @@ func (rn *run) shrinkRadius(ctx context.Context, res *EscapeResult, mod *quadMod
 		if w.stopped {
 			continue
 		}
-		if w.pool.qmin > -rn.s.Delta/2+eta {
+		if cert, _ := rn.modelCertifies(w, eta); cert {
 			res.CertifiedRadius = r
-			res.Vacuous = norm(mod.v)*r+0.5*mat.Norm(mod.M, 2)*r*r <= rn.s.Delta/2
+			res.Vacuous = norm(mod.v)*r+0.5*mod.normF()*r*r <= rn.s.Delta/2
 			return nil
 		}
 	}
 	return nil
+}
+
+// operatorNorm returns the bound on ‖M‖_F that η and the walk's error terms use for a
+// matrix-free model: √d times normBound's bound on ‖M‖₂ (krylovNormSteps products).
+func (rn *run) operatorNorm(mod *quadModel, d int) float64 {
+	z := make([]float64, d)
+	for j := range z {
+		z[j] = rn.rng.NormFloat64()
+	}
+	op := faceOp{mul: mod.mul, proj: func([]float64) {}, m: d, err: func() error { return mod.err }}
+	return math.Sqrt(float64(d)) * normBound(op, z, krylovNormSteps)
 }
 
 // verifyBest measures the decrease of the walk's best candidates, best first, at their

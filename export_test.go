@@ -10,7 +10,9 @@ import (
 // Hooks for the package's own tests: switches and views that are not part of the API.
 
 // method resolves MethodAuto for a point of dimension d, as Escape does.
-func (o *Optimizer) method(d int) Method { return o.s.methodFor(o.p.Hess != nil, d) }
+func (o *Optimizer) method(d int) Method {
+	return o.s.methodFor(o.p.Hess != nil || o.p.HessVec != nil, d)
+}
 
 // setNoPrune turns off the two pruning rules of the subset walk (forced rows and the
 // relaxed bound), so that the tests can compare verdicts against the full walk.
@@ -19,6 +21,13 @@ func (o *Optimizer) setNoPrune(on bool) { o.test.noPrune = on }
 // setReferenceEscape makes the walk examine every subset by its own EigenSym (the dense
 // FindInside backend) instead of from M's eigenbasis.
 func (o *Optimizer) setReferenceEscape(on bool) { o.test.referenceEscape = on }
+
+// setMatrixFree makes the full path matrix-free at every d: the model an operator
+// (without Problem.Hess) and every subset examined by the Krylov examiner, exactly up to
+// face dimension exact (−1: never; 0: krylovExactDim).
+func (o *Optimizer) setMatrixFree(on bool, exact int) {
+	o.test.matrixFree, o.test.krylovExact = on, exact
+}
 
 // forcedRows returns the number of rows the walk at x holds as forced (holdForcedRows),
 // for the exact model at x (Seed 0).
@@ -30,7 +39,7 @@ func (o *Optimizer) forcedRows(x []float64) int {
 // forcedRowsErr is forcedRows with the walk's forcedErr.
 func (o *Optimizer) forcedRowsErr(x []float64) (int, float64) {
 	rn := o.newRun(context.Background(), 0)
-	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r)
+	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r, MatrixFreeDim)
 	w := newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
 	w.holdForcedRows()
 	return w.forced, w.forcedErr
@@ -41,7 +50,7 @@ func (o *Optimizer) forcedRowsErr(x []float64) (int, float64) {
 // package houdini_test.
 func (o *Optimizer) ForcedByCircuits(x []float64) int {
 	rn := o.newRun(context.Background(), 0)
-	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r)
+	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r, MatrixFreeDim)
 	w := newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
 	w.holdForcedRows()
 	if w.forced == 0 {
@@ -71,3 +80,7 @@ func phaseOne(A [][]float64, b []float64) lpVerdict {
 	}
 	return lpFeasible
 }
+
+// SetMatrixFree is setMatrixFree for the external tests (package houdini_test), which
+// cross-check the Krylov examiner against the brute-force references there.
+func SetMatrixFree(o *Optimizer, on bool, exact int) { o.setMatrixFree(on, exact) }

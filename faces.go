@@ -38,6 +38,16 @@ func unitOrthogonal(a []float64, basis [][]float64) (u []float64, ok bool) {
 	return u, true
 }
 
+// disjoint reports whether every basis vector is 0 at coordinate j.
+func disjoint(basis [][]float64, j int) bool {
+	for _, b := range basis {
+		if b[j] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // affineStep is one Gram–Schmidt step of an affine stack: for p on the affine set of
 // rows whose directions' normal space has the orthonormal basis, it returns the unit
 // component u of âᵢ orthogonal to basis and τ = (b̂ᵢ − âᵢ·p)/(âᵢ·u), so that p + τu is the
@@ -51,6 +61,13 @@ func (c *Constraints) affineStep(i int, p []float64, basis [][]float64) (u []flo
 // walk has it in offsets from x (its slacks are offsets, not b̂ᵢ − âᵢ·p): τ = slack/(âᵢ·u).
 func (c *Constraints) affineStepSlack(i int, slack float64, basis [][]float64) (u []float64, tau float64, ok bool) {
 	a := c.row(i)
+	if j := c.boundCoord(i); j >= 0 && disjoint(basis, j) {
+		// A coordinate row ±eⱼ that no basis vector touches is its own unit component,
+		// as Gram–Schmidt would find at O(t·d) (every coefficient is 0): O(t) here, which
+		// at a vertex of a box of d = 10⁴ holding thousands of bounds is the difference
+		// between seconds and minutes.
+		return a, slack / dot(a, a), true
+	}
 	u, ok = unitOrthogonal(a, basis)
 	if !ok {
 		return nil, 0, false

@@ -3,8 +3,6 @@ package houdini
 import (
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // Forced rows (issue 14 item 2): rows the walk holds for the whole escape because leaving
@@ -184,7 +182,7 @@ func (w *walk) forcedFrame(held []int) (fr forcedFrame, ok bool) {
 		return fr, false
 	}
 	v := make([]float64, len(pF))
-	mat.NewVecDense(len(pF), v).MulVec(w.mod.M, mat.NewVecDense(len(pF), pF))
+	w.mod.mul(v, pF)
 	axpy(v, 1, w.mod.v)
 	rho := math.Sqrt(math.Max(0, w.r*w.r-w.dist2[w.base])) + p
 	return forcedFrame{pF: pF, v: v, rho: rho, p: p}, true
@@ -359,7 +357,7 @@ func (w *walk) commitForced(held []int, shift, p float64) {
 	w.near = rest
 	w.forced = len(held)
 	if shift > 0 {
-		w.forcedErr = shift * (norm(w.mod.v) + mat.Norm(w.mod.M, 2)*(w.r+2*p))
+		w.forcedErr = shift * (norm(w.mod.v) + w.mod.normF()*(w.r+2*p))
 	}
 }
 
@@ -387,7 +385,7 @@ func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool) []float64 {
 			costs[i] = math.Inf(1)
 			continue
 		}
-		mat.NewVecDense(d, Md).MulVec(w.mod.M, mat.NewVecDense(d, D[i]))
+		w.mod.mul(Md, D[i])
 		curv := 0.5 * rho * math.Max(0, -dot(D[i], Md)) / nd[i]
 		neg := 0.0
 		for k := range f {

@@ -63,8 +63,13 @@ func New(p Problem, c *Constraints, s Settings) (*Optimizer, error) {
 // resolve with certainty (EscapeResult.Fallbacks) goes to the dense backend: one
 // projection of M (O(d²t)) and one EigenSym of order d − t.
 //
-// When Settings.Method is MethodCorner, or MethodAuto picks it (no Problem.Hess and
-// d ≥ AutoCornerDim), Escape runs HoudiniCorner (alg:matrix_copositivity) instead:
+// From MatrixFreeDim on without Problem.Hess (from d = 1500 with it) the full path is
+// matrix-free instead: O(d·k) memory, the model's Hessian by products, each subset by
+// the Krylov backend (a few hundred products and O(k²d)) or, for a face of at most 500
+// free coordinates of bounds, by the dense backend on its columns.
+//
+// When Settings.Method is MethodCorner, or MethodAuto picks it (neither Problem.Hess nor
+// Problem.HessVec, and d ≥ AutoCornerDim), Escape runs HoudiniCorner (alg:matrix_copositivity) instead:
 // gradients only, no d×d matrix; EscapeResult.Method says which ran. Escape ignores
 // Callback and Progress, which belong to Minimize.
 func (o *Optimizer) Escape(ctx context.Context, x []float64) (*EscapeResult, error) {

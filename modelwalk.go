@@ -3,8 +3,6 @@ package houdini
 import (
 	"context"
 	"math"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // The full path's walk of a quadratic model at x, shared by HoudiniEscape with exact or
@@ -14,7 +12,10 @@ import (
 // walkModel runs the subset walk of the full path at x on the model mod, recording
 // candidates below keep: forced rows held, each subset examined by the eigenbasis
 // examiner (the reference examiner on the test switch referenceEscape, or where no
-// eigenbasis can be made). It returns the escape's result so far (no move, no
+// eigenbasis can be made), or, for a matrix-free model or a large dense one
+// (krylovModel), by the Krylov examiner, which w.ex then holds: its bounds are
+// probabilistic and its candidates may miss a face's minimizer, so the caller certifies
+// by its first subset's bound instead of qmin (fullEscape). It returns the escape's result so far (no move, no
 // certificate), the walk, and η, the bound on the rounding of the model values it
 // computed (modelRounding, plus the equalities' eqErr and the forced rows' forcedErr).
 func (rn *run) walkModel(ctx context.Context, x []float64, mod *quadModel, keep float64) (*EscapeResult, *walk, float64) {
@@ -30,25 +31,31 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	if !rn.test.noPrune {
 		w.holdForcedRows()
 	}
-	eta := modelRounding(len(x), norm(mod.v), mat.Norm(mod.M, 2), r) + w.eqErr + w.forcedErr
+	eta := modelRounding(len(x), norm(mod.v), mod.normF(), r) + w.eqErr + w.forcedErr
 	ref := newReferenceExaminer(mod)
 	w.ex = ref
 	var eig *eigenExaminer
-	if !rn.test.referenceEscape {
+	var kry *krylovExaminer
+	switch {
+	case rn.krylovModel(mod, len(x)):
+		kry = newKrylovExaminer(mod, rn.rng, rn.s.Delta, rn.test.krylovExact)
+		w.ex = kry
+	case !rn.test.referenceEscape:
 		if eig = newEigenExaminer(w, ref); eig != nil {
 			w.ex = eig
 		}
 	}
 	w.enumerate(0)
+	failed := ref.failed || (kry != nil && kry.failed)
 	res := &EscapeResult{
 		X:                x,
 		Examined:         w.examined,
 		Pruned:           w.pruned,
 		Forced:           w.forced,
 		Walked:           len(w.near),
-		Complete:         !w.stopped && !ref.failed,
+		Complete:         !w.stopped && !failed,
 		Canceled:         w.canceled,
-		NumericalFailure: ref.failed,
+		NumericalFailure: failed,
 		Radius:           r,
 		Method:           MethodFull,
 		ModelDecrease:    math.Max(0, -w.pool.qmin),
@@ -134,4 +141,13 @@ const precisionFactor = 16
 // cannot.
 func modelRounding(d int, nv, nM, r float64) float64 {
 	return precisionFactor * float64(d+2) * eps * (nv + nM*r) * r
+}
+
+// krylovModel reports whether the walk of mod at dimension d goes to the Krylov examiner:
+// a matrix-free model; a dense one from krylovDenseDim on with exact oracles (a
+// stochastic model's certificate is decided on qmin, which needs exact faces); every
+// model on the test switch matrixFree.
+func (rn *run) krylovModel(mod *quadModel, d int) bool {
+	return mod.M == nil || rn.test.matrixFree ||
+		(d >= krylovDenseDim && !rn.ev.stochasticGrad() && rn.ev.smp == nil)
 }

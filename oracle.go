@@ -163,6 +163,21 @@ func (ev *evaluator) hess(h *mat.SymDense, x []float64) error {
 	return nil
 }
 
+// hessVec writes ∇²f(x)·v into hv by one call of Problem.HessVec, counted in HessEvals.
+func (ev *evaluator) hessVec(hv, x, v []float64) error {
+	if err := ev.canceled(); err != nil {
+		return err
+	}
+	ev.stats.HessEvals++
+	if err := call("HessVec", x, func() { ev.p.HessVec(hv, x, v) }); err != nil {
+		return err
+	}
+	if i := allFinite(hv); i >= 0 {
+		return &NonFiniteError{What: "HessVec", Index: i, X: slices.Clone(x)}
+	}
+	return nil
+}
+
 // fun returns f(x) from one Func call, unless the context is done.
 func (ev *evaluator) fun(x []float64) (float64, error) {
 	if err := ev.canceled(); err != nil {

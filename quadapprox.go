@@ -3,6 +3,7 @@ package houdini
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -17,17 +18,106 @@ const stochasticHessStep = 0.5
 //
 //	f(x + h) ≈ f(x) + vᵀh + ½ hᵀMh,   v = ∇f(x) + ζ,   M = H + γI,
 //
-// with H the Hessian (from Problem.Hess or gradient differences), ζ ~ N(0, s²I),
-// s = ξδ/(r√d), and γ ~ U[−ξδ/r², ξδ/r²].
+// with H the Hessian (from Problem.Hess, Problem.HessVec or gradient differences),
+// ζ ~ N(0, s²I), s = ξδ/(r√d), and γ ~ U[−ξδ/r², ξδ/r²]. M is a d×d matrix, or, from
+// MatrixFreeDim on without Problem.Hess, an operator: h ↦ Hh + γh by one product
+// (Problem.HessVec or one gradient difference), and no d×d matrix exists.
 type quadModel struct {
 	v []float64
-	M *mat.SymDense
+	M *mat.SymDense // nil: matrix-free, products by op
+
+	op    func(dst, h []float64) error // h ↦ Hh, when M is nil
+	gamma float64                      // γ, added to op's products
+	err   error                        // op's first error: the model's values are void after it
+	nrm   float64                      // a bound on ‖M‖_F when M is nil (set by the escape)
+	prods int                          // op's calls
 }
 
 // value returns the model's change vᵀh + ½hᵀMh at x + h.
 func (m *quadModel) value(h []float64) float64 {
-	hv := mat.NewVecDense(len(h), h)
-	return dot(m.v, h) + 0.5*mat.Inner(hv, m.M, hv)
+	if m.M != nil {
+		hv := mat.NewVecDense(len(h), h)
+		return dot(m.v, h) + 0.5*mat.Inner(hv, m.M, hv)
+	}
+	Mh := make([]float64, len(h))
+	m.mul(Mh, h)
+	return dot(m.v, h) + 0.5*dot(h, Mh)
+}
+
+// mul writes Mh into dst. A failed product (oracle error, cancellation, budget) is kept
+// in m.err, which the escape checks, and leaves dst 0.
+func (m *quadModel) mul(dst, h []float64) {
+	if m.M != nil {
+		mat.NewVecDense(len(dst), dst).MulVec(m.M, mat.NewVecDense(len(h), h))
+		return
+	}
+	if m.err == nil {
+		m.prods++
+		m.err = m.op(dst, h)
+	}
+	if m.err != nil {
+		clear(dst)
+		return
+	}
+	axpy(dst, m.gamma, h)
+}
+
+// normF returns ‖M‖_F for a matrix, and the escape's bound on it for an operator.
+func (m *quadModel) normF() float64 {
+	if m.M != nil {
+		return mat.Norm(m.M, 2)
+	}
+	return m.nrm
+}
+
+// hessOperator returns h ↦ ∇²f(x)h: by Problem.HessVec when given, else by one gradient
+// difference (∇f(x + θh/‖h‖) − ∇f(x))·‖h‖/θ, θ the model's step (hessStep), g = ∇f(x).
+// No d×d matrix: O(d) memory besides the oracle's.
+func hessOperator(ev *evaluator, x, g []float64, theta float64) func(dst, h []float64) error {
+	if ev.p.HessVec != nil {
+		return func(dst, h []float64) error { return ev.hessVec(dst, x, h) }
+	}
+	xt := make([]float64, len(x))
+	return func(dst, h []float64) error {
+		nh := norm(h)
+		if nh == 0 {
+			clear(dst)
+			return nil
+		}
+		t := theta / nh
+		for j := range xt {
+			xt[j] = x[j] + t*h[j]
+		}
+		if err := ev.grad(dst, xt); err != nil {
+			return err
+		}
+		for j := range dst {
+			dst[j] = (dst[j] - g[j]) / t
+		}
+		return nil
+	}
+}
+
+// hessFromProducts writes into M the Hessian from d products of op with the unit vectors,
+// symmetrized.
+func hessFromProducts(M *mat.SymDense, op func(dst, h []float64) error) error {
+	d := M.SymmetricDim()
+	H := mat.NewDense(d, d, nil)
+	e, col := make([]float64, d), make([]float64, d)
+	for i := 0; i < d; i++ {
+		e[i] = 1
+		if err := op(col, e); err != nil {
+			return err
+		}
+		e[i] = 0
+		H.SetCol(i, col)
+	}
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			M.SetSym(i, j, 0.5*(H.At(i, j)+H.At(j, i)))
+		}
+	}
+	return nil
 }
 
 // hessStep returns θ of alg:escaping_general_full for forward differences: the setting,
@@ -46,9 +136,10 @@ func hessStep(s *Settings, r float64, x []float64) float64 {
 }
 
 // buildModel evaluates the oracles at x and returns the perturbed model for the radius r
-// and the validated settings s. It returns a *NonFiniteError when an oracle returns NaN or
-// Inf.
-func buildModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float64) (*quadModel, error) {
+// and the validated settings s: an operator (no d×d matrix) when Problem.Hess is nil and
+// d ≥ freeDim (MatrixFreeDim, lower on a test switch). It returns a *NonFiniteError when
+// an oracle returns NaN or Inf.
+func buildModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float64, freeDim int) (*quadModel, error) {
 	if ev.stochasticGrad() {
 		return buildStochasticModel(x, ev, rng, s, r)
 	}
@@ -57,9 +148,18 @@ func buildModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float
 	if err := ev.grad(g, x); err != nil {
 		return nil, err
 	}
+	if ev.p.Hess == nil && d >= freeDim {
+		m := &quadModel{v: slices.Clone(g), op: hessOperator(ev, x, slices.Clone(g), hessStep(s, r, x))}
+		m.gamma = perturbGradient(m.v, rng, s, r)
+		return finiteModel(m, x)
+	}
 	M := mat.NewSymDense(d, nil)
 	if ev.p.Hess != nil {
 		if err := ev.hess(M, x); err != nil {
+			return nil, err
+		}
+	} else if ev.p.HessVec != nil {
+		if err := hessFromProducts(M, hessOperator(ev, x, g, 0)); err != nil {
 			return nil, err
 		}
 	} else {
@@ -76,19 +176,27 @@ func buildModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float
 // perturb adds the noises of alg:escaping_general_full to the model: ζ ~ N(0, s²I) with
 // s = ξδ/(r√d) to v and γI with γ ~ U[−ξδ/r², ξδ/r²] to M. Nothing when ξ = 0.
 func perturb(v []float64, M *mat.SymDense, rng *rand.Rand, s *Settings, r float64) {
-	xiN := s.Full.Noise
-	if xiN <= 0 {
+	gamma := perturbGradient(v, rng, s, r)
+	if gamma == 0 {
 		return
 	}
-	d := len(v)
-	sd := xiN * s.Delta / (r * math.Sqrt(float64(d)))
+	for i := 0; i < len(v); i++ {
+		M.SetSym(i, i, M.At(i, i)+gamma)
+	}
+}
+
+// perturbGradient adds ζ to v and returns γ, the draws of perturb in its order; 0 and
+// nothing when ξ = 0.
+func perturbGradient(v []float64, rng *rand.Rand, s *Settings, r float64) (gamma float64) {
+	xiN := s.Full.Noise
+	if xiN <= 0 {
+		return 0
+	}
+	sd := xiN * s.Delta / (r * math.Sqrt(float64(len(v))))
 	for i := range v {
 		v[i] += sd * rng.NormFloat64()
 	}
-	gamma := (2*rng.Float64() - 1) * xiN * s.Delta / (r * r)
-	for i := 0; i < d; i++ {
-		M.SetSym(i, i, M.At(i, i)+gamma)
-	}
+	return (2*rng.Float64() - 1) * xiN * s.Delta / (r * r)
 }
 
 // buildStochasticModel is lines line:quad_approx_start–line:quad_approx_end of
@@ -192,6 +300,9 @@ func forwardStep(xi, x []float64, i int, theta float64) float64 {
 func finiteModel(m *quadModel, x []float64) (*quadModel, error) {
 	if i := allFinite(m.v); i >= 0 {
 		return nil, &NonFiniteError{What: "model gradient", Index: i, X: append([]float64(nil), x...)}
+	}
+	if m.M == nil {
+		return m, nil
 	}
 	d := len(m.v)
 	for i := 0; i < d; i++ {

@@ -49,6 +49,11 @@ type testOptions struct {
 	// referenceEscape examines every subset with the dense FindInside backend instead of
 	// from M's eigenbasis.
 	referenceEscape bool
+	// matrixFree builds the model as an operator without Problem.Hess and examines every
+	// subset by the Krylov examiner, at every d (MatrixFreeDim and krylovDenseDim on);
+	// krylovExact is then its exactly examined face dimension instead of krylovExactDim.
+	matrixFree  bool
+	krylovExact int
 }
 
 // report sends a Progress report to Settings.Progress, if set.

@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 const (
@@ -57,7 +55,8 @@ func (sr *searchState) pending() bool { return sr.best != nil && sr.best != sr.c
 // nonconvex reports whether the last full escape's model M has a Ritz value below
 // −δ/r² after at most nonconvexSteps Lanczos steps from a random start (an upper bound on
 // λmin(M), so a true report is a proof about the model). It costs O(nonconvexSteps·d²)
-// and no oracle call.
+// and no oracle call; for a matrix-free model (MatrixFreeDim) nonconvexSteps products
+// (HessVec or gradient calls), and false when one fails.
 func (rn *run) nonconvex() bool {
 	m := rn.model
 	if m == nil {
@@ -65,8 +64,8 @@ func (rn *run) nonconvex() bool {
 	}
 	d := len(m.v)
 	hv := func(dst, v []float64) error {
-		mat.NewVecDense(d, dst).MulVec(m.M, mat.NewVecDense(d, v))
-		return nil
+		m.mul(dst, v)
+		return m.err
 	}
 	rng := newRand(rn.s.Seed ^ searchSeed ^ 1)
 	z := make([]float64, d)
@@ -96,8 +95,8 @@ func (rn *run) searchStep(e *EscapeResult) (restarted bool) {
 		}
 		sr.best, sr.done = cp, false
 		sr.model = nil
-		if m := rn.model; m != nil && len(m.v) == len(rn.x) {
-			sr.model = m // the model of the escape that certified x*
+		if m := rn.model; m != nil && m.M != nil && len(m.v) == len(rn.x) {
+			sr.model = m // the model of the escape that certified x* (d×d: modelMirrors reads its entries)
 		}
 		sr.rung, sr.try = 1, 0
 	case sr.done && sr.pending():

@@ -44,14 +44,15 @@ type Settings struct {
 	// nearly parallel rows they can be far lower. Must be in [0, 1). Default 1e-9.
 	FeasTol float64
 
-	// Method selects the escape: MethodFull (HoudiniEscape, a d×d model, can certify;
+	// Method selects the escape: MethodFull (HoudiniEscape, a d×d model or, from
+	// MatrixFreeDim on, an operator; can certify;
 	// knobs in Full), MethodCorner (HoudiniCorner, alg:matrix_copositivity: gradients
 	// only, O(d·k) memory; knobs in Corner; it certifies only with probability
 	// 1 − Corner.FailProb and only under the checked conditions of thm:copositive_case,
 	// see cornerEscape; otherwise Minimize ends with StatusCornerNoMove instead of
-	// StatusCertified), or MethodAuto, which takes the corner path when Problem.Hess is
-	// nil and d ≥ AutoCornerDim and means MethodFull for a stochastic oracle. Default
-	// MethodAuto.
+	// StatusCertified), or MethodAuto, which takes the corner path when Problem.Hess and
+	// Problem.HessVec are nil and d ≥ AutoCornerDim and means MethodFull for a stochastic
+	// oracle. Default MethodAuto.
 	Method Method
 
 	// EscapesOnly makes Minimize the paper's loop of escapes alone. By default Minimize

@@ -26,6 +26,14 @@ type Problem struct {
 	// is built from d gradient differences, as in alg:escaping_general_full ("Compute H").
 	Hess func(hess *mat.SymDense, x []float64)
 
+	// HessVec writes the Hessian-vector product ∇²f(x)·v into hv. It must modify neither
+	// x nor v. Optional, and used only when Hess is nil: below MatrixFreeDim the model's
+	// d×d Hessian is then built from d products (exact, where gradient differences are
+	// not), and from MatrixFreeDim on no d×d matrix is formed at all (MethodFull runs
+	// matrix-free, see MatrixFreeDim). Without it, products come from gradient
+	// differences, (∇f(x + θv) − ∇f(x))/θ: one Grad call each. Calls count in HessEvals.
+	HessVec func(hv, x, v []float64)
+
 	// Sampled, when not nil, gives f as an average over samples the library can name, so
 	// that it can ask for the same samples at two points. The run is then stochastic
 	// (Settings.Stochastic.Grad is implied) and Func, Grad and Hess above are not called
@@ -76,18 +84,37 @@ type Sampled struct {
 	HessVec func(hv, x, v []float64, ids []int)
 }
 
+// MatrixFreeDim is the dimension from which MethodFull builds no d×d model when
+// Problem.Hess is nil: the model's Hessian is an operator (Problem.HessVec, or gradient
+// differences), each subset's trust-region subproblem is solved in a Krylov subspace
+// (krylov.go) and the smallest curvature is bounded by Lanczos with the error bound of
+// Kuczyński & Woźniakowski, so that a certificate holds with a probability below 1
+// (EscapeResult.Confidence). Below it the d×d model costs at most d products or gradient
+// calls and one eigendecomposition of order d (≈ 1.5 s at d = 1000, about 8× that at 2000),
+// and is exact; the Krylov backend costs about a hundred products per face, so for walks
+// over many faces of general rows the d×d model is the cheaper one up to here: on the
+// 8-row face saddle at d = 1000 (BenchmarkFullEscape_d1000_k8, gradient differences)
+// the matrix-free escape took 4.6 s and 14 037 gradient calls for its 163 subsets, the
+// d×d one 1.5 s and 1 004 calls.
+const MatrixFreeDim = 2000
+
 // Method selects how Escape searches for a move. See Settings.Method.
 type Method int
 
 // The escape methods. MethodAuto resolves to one of the other two at every escape, and
 // EscapeResult.Method says which.
 const (
-	// MethodAuto uses MethodCorner when Problem.Hess is nil and d ≥ AutoCornerDim, and
-	// MethodFull otherwise.
+	// MethodAuto uses MethodCorner when Problem.Hess and Problem.HessVec are nil and
+	// d ≥ AutoCornerDim, and MethodFull otherwise.
 	MethodAuto Method = iota
-	// MethodFull is HoudiniEscape (alg:escaping_general_full): a d×d quadratic model from
-	// Problem.Hess or d+1 gradient calls, FindInside in every subset. Exact and
-	// deterministic: it can certify a δ-SOSP of the model. O(d²) memory, O(d³) per subset.
+	// MethodFull is HoudiniEscape (alg:escaping_general_full): a quadratic model,
+	// FindInside in every subset; it can certify a δ-SOSP of the model. Below
+	// MatrixFreeDim (or with Problem.Hess) the model is d×d, from Problem.Hess, d
+	// HessVec products or d+1 gradient calls: exact and deterministic, O(d²) memory,
+	// O(d³) per subset. From MatrixFreeDim on without Problem.Hess (and from d = 1500 with
+	// it) the model is an operator and each subset's subproblem is solved by Lanczos
+	// (krylov.go): O(d·k) memory, a certificate with Confidence 1 − (a sum of 10⁻⁶ per
+	// Krylov subset).
 	MethodFull
 	// MethodCorner is HoudiniCorner (alg:matrix_copositivity): gradients only, a projected
 	// power iteration (FindInsideCorner, alg:eigenvector) in every subset. O(d·k) memory,
@@ -192,7 +219,10 @@ type EscapeResult struct {
 	// move, so x is a δ-SOSP of the quadratic f with probability Confidence.
 	Certified bool
 	// Confidence is the probability that a certificate holds: 1 for MethodFull with exact
-	// oracles, 1 − Stochastic.FailProb for a model built from stochastic estimates (see
+	// oracles and a d×d model; for a matrix-free one (MatrixFreeDim) 1 − Σ ξ over the
+	// subsets whose bound rests on a Lanczos run from a random start (ξ = 10⁻⁶ each, the
+	// Kuczyński–Woźniakowski bound on the smallest eigenvalue; 1 when none did);
+	// 1 − Stochastic.FailProb for a model built from stochastic estimates (see
 	// Settings.Stochastic), 1 − Corner.FailProb for MethodCorner; 0 when not Certified.
 	Confidence float64
 	// Case is the FindInside case that produced X.
@@ -264,7 +294,7 @@ type EscapeResult struct {
 // Stats counts the work of Minimize.
 type Stats struct {
 	// GradEvals, HessEvals and FuncEvals count the oracle calls, every one (model,
-	// decrease checks, descent, VRSG).
+	// decrease checks, descent, VRSG); HessEvals counts Hess and HessVec calls.
 	GradEvals, HessEvals, FuncEvals int
 	// Escapes counts the escapes made, the last (certifying or failing) one included.
 	Escapes int
@@ -344,10 +374,11 @@ type Result struct {
 	// constraints; with μ ≥ 0 for the inequalities, X is then first-order stationary). NaN
 	// when the multipliers are.
 	KKTResidual float64
-	// Confidence is the certificate's: 1 for the full path with exact oracles (and for a
-	// certificate whose model came from full passes over a finite Sampled data set),
-	// 1 − Stochastic.FailProb for one built from stochastic estimates, 1 − Corner.FailProb
-	// for the corner path, 0 without a certificate.
+	// Confidence is the certificate's: 1 for the full path with exact oracles and a d×d
+	// model (and for a certificate whose model came from full passes over a finite Sampled
+	// data set), below 1 where a matrix-free escape's bound rests on Lanczos
+	// (EscapeResult.Confidence), 1 − Stochastic.FailProb for one built from stochastic
+	// estimates, 1 − Corner.FailProb for the corner path, 0 without a certificate.
 	Confidence float64
 	// Sigma is the σ the run used for a stochastic oracle: Settings.Stochastic.Sigma, or the
 	// estimate pooled over the run's oracle calls when that is 0 — per call of a plain

@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // The subset walk of an escape (the loop over subsets of alg:escaping_general_full and
@@ -206,7 +204,7 @@ func (w *walk) equalityErr(D float64) float64 {
 	pc2 := w.dist2[w.base]
 	rho1 := math.Sqrt(math.Max(0, w.r*w.r-pc2))
 	rho2 := math.Sqrt((w.r+D)*(w.r+D) - pc2)
-	return (norm(w.mod.v) + mat.Norm(w.mod.M, 2)*(w.r+D)) * (D + rho2 - rho1)
+	return (norm(w.mod.v) + w.mod.normF()*(w.r+D)) * (D + rho2 - rho1)
 }
 
 // offset returns h = p − x, p the projection of x on the held rows' affine set.

@@ -18,6 +18,7 @@ import (
 type Config struct {
 	Delta, Radius float64
 	Hess          bool // give the dense Hessian oracle (d×d); else the model costs d gradient calls
+	HessVec       bool // give the Hessian-vector product ½Wv (O(n + m) a call); else products are gradient differences
 	MaxSubsets    int
 	Timeout       time.Duration // the context's deadline from the start of the run (NewBox included); 0: none
 	Seed          uint64
@@ -79,9 +80,12 @@ func runHoudini(ctx context.Context, p houdini.Problem, x0 []float64, cfg Config
 }
 
 // CutProblem is f = ½ Σ_{ij ∈ E} wᵢⱼxᵢxⱼ with the gradient from the adjacency lists and,
-// with hess, the constant Hessian ½W written densely.
-func CutProblem(g *Graph, hess bool) houdini.Problem {
+// with hess, the constant Hessian ½W written densely, with hessVec its products ½Wv.
+func CutProblem(g *Graph, hess, hessVec bool) houdini.Problem {
 	p := houdini.Problem{Func: g.F, Grad: g.Grad}
+	if hessVec { // ∇f(x) = ½Wx is linear: ∇²f·v = ∇f(v)
+		p.HessVec = func(hv, _, v []float64) { g.Grad(hv, v) }
+	}
 	if hess {
 		p.Hess = func(h *mat.SymDense, _ []float64) {
 			for i := 0; i < g.N; i++ {

@@ -30,7 +30,7 @@ const jobEnv = "LARGECUT_JOB"
 
 // Job is one run.
 type Job struct {
-	Kind   string // "houdini", "oneflip", "bmz" (on a graph) or "qp" (EigenSym, then houdini)
+	Kind   string // "houdini", "houdini-bmz", "oneflip", "bmz" (on a graph) or "qp" (EigenSym, then houdini)
 	Family string // "er" or "torus"
 	N      int
 	Seed   uint64 // graph or QP seed
@@ -116,11 +116,25 @@ func runChild(job Job, out, log io.Writer) error {
 	switch job.Kind {
 	case "houdini":
 		job.Cfg.Log = log
-		h, err := runHoudini(context.Background(), CutProblem(g, job.Cfg.Hess), make([]float64, g.N), job.Cfg)
+		h, err := runHoudini(context.Background(), CutProblem(g, job.Cfg.Hess, job.Cfg.HessVec), make([]float64, g.N), job.Cfg)
 		if err != nil {
 			return err
 		}
 		res = houdiniResult(h, g)
+	case "houdini-bmz":
+		// The BMZ peer's own runs (same seed, so the same best vector), then houdini from
+		// that vertex: Minimize never raises f, and f is multilinear, so the cut of sign(X)
+		// can only fall where X leaves a vertex; the status says by how much time BMZ took.
+		p := g.BMZ(job.Runs, rng)
+		bmz := time.Since(t)
+		job.Cfg.Log = log
+		h, err := runHoudini(context.Background(), CutProblem(g, job.Cfg.Hess, job.Cfg.HessVec), p.X, job.Cfg)
+		if err != nil {
+			return err
+		}
+		res = houdiniResult(h, g)
+		res.Seconds = time.Since(t).Seconds()
+		res.Status += fmt.Sprintf("; BMZ start %.1f s, cut %.0f", bmz.Seconds(), p.Cut)
 	case "oneflip":
 		p := g.BestOneFlip(job.Runs, rng)
 		res = JobResult{Flips: p.Flips, Status: "local optimum"}

@@ -344,10 +344,13 @@ func bruteMaxCutBound(g *Graph) float64 {
 }
 
 func TestSkipHoudini(t *testing.T) {
-	if s := skipHoudini(100000, 1<<30, 24e9); !strings.Contains(s, "160 GB") {
-		t.Errorf("n = 10⁵: %q", s)
+	if s := skipHoudini(100000, 1<<30, 24e9, true); !strings.Contains(s, "80 GB") {
+		t.Errorf("n = 10⁵ with -hess: %q", s)
 	}
-	if s := skipHoudini(800, 20000, 24e9); s != "" {
+	if s := skipHoudini(100000, 1<<30, 24e9, false); s != "" {
+		t.Errorf("n = 10⁵: skipped: %q", s)
+	}
+	if s := skipHoudini(800, 20000, 24e9, false); s != "" {
 		t.Errorf("n = 800: skipped: %q", s)
 	}
 }

@@ -49,6 +49,7 @@ type options struct {
 	houdiniMax int
 	grace      time.Duration
 	verbose    bool
+	bmzStart   bool
 }
 
 func parse(args []string) (*options, error) {
@@ -59,19 +60,21 @@ func parse(args []string) (*options, error) {
 	delta := fs.Float64("delta", 1e-2, "δ of the δ-SOSP certificate")
 	radius := fs.Float64("radius", 0.1, "r, the escape radius")
 	hess := fs.Bool("hess", false, "give houdini the max-cut Hessian as a dense d×d oracle (the QPs always have theirs)")
+	hessVec := fs.Bool("hessvec", true, "give houdini the max-cut Hessian-vector product ½Wv (O(n + m) a call)")
 	maxSubsets := fs.Int("maxsubsets", 4096, "subset budget per escape (StatusSubsetLimit)")
 	timeout := fs.Duration("timeout", 60*time.Second, "houdini's context deadline per run (StatusCanceled)")
 	grace := fs.Duration("grace", 30*time.Second, "time after -timeout before the run's process is killed")
-	houdiniMax := fs.Int("houdinimax", 20000, "skip houdini above this n (it also skips where NewBox's 16·n² bytes exceed memory)")
+	houdiniMax := fs.Int("houdinimax", 1000000, "skip houdini above this n (with -hess also where the 8·n² bytes of the Hessian exceed memory)")
 	runs := fs.Int("runs", 10, "restarts of each Go peer (best of)")
 	seed := fs.Uint64("seed", 1, "graph, QP and peer seed; Settings.Seed")
+	bmzStart := fs.Bool("bmzstart", true, "also run houdini from the best vector of the BMZ peer's runs (its time included)")
 	verbose := fs.Bool("v", false, "show the runs' logs (phases, escapes) on stderr")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	o := &options{families: strings.Split(*families, ","), runs: *runs, seed: *seed, houdiniMax: *houdiniMax,
-		grace: *grace, verbose: *verbose,
-		cfg: Config{Delta: *delta, Radius: *radius, Hess: *hess, MaxSubsets: *maxSubsets, Timeout: *timeout, Seed: *seed}}
+		grace: *grace, verbose: *verbose, bmzStart: *bmzStart,
+		cfg: Config{Delta: *delta, Radius: *radius, Hess: *hess, HessVec: *hessVec, MaxSubsets: *maxSubsets, Timeout: *timeout, Seed: *seed}}
 	var err error
 	if o.ns, err = ints(*ns); err != nil {
 		return nil, err
@@ -107,8 +110,8 @@ func run(args []string, w io.Writer) error {
 		return err
 	}
 	mem := memTotal()
-	fmt.Fprintf(w, "houdini δ = %g, r = %g, Hessian oracle %v, MaxSubsets %d, timeout %v (+%v before kill), x₀ = 0; peers best of %d, seed %d\n\n",
-		o.cfg.Delta, o.cfg.Radius, o.cfg.Hess, o.cfg.MaxSubsets, o.cfg.Timeout, o.grace, o.runs, o.seed)
+	fmt.Fprintf(w, "houdini δ = %g, r = %g, Hessian oracle %v, Hessian-vector oracle %v, MaxSubsets %d, timeout %v (+%v before kill), x₀ = 0; peers best of %d, seed %d\n\n",
+		o.cfg.Delta, o.cfg.Radius, o.cfg.Hess, o.cfg.HessVec, o.cfg.MaxSubsets, o.cfg.Timeout, o.grace, o.runs, o.seed)
 	fmt.Fprintln(w, "| graph | n | m | solver | cut weight | edges cut | f | grad calls | wall s | cpu s | peak RSS MB | status |")
 	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, fam := range o.families {
@@ -118,7 +121,7 @@ func run(args []string, w io.Writer) error {
 				return err
 			}
 			head := fmt.Sprintf("| %s | %d | %d |", g.Name, g.N, g.M())
-			if skip := skipHoudini(n, o.houdiniMax, mem); skip != "" {
+			if skip := skipHoudini(n, o.houdiniMax, mem, o.cfg.Hess); skip != "" {
 				fmt.Fprintf(w, "%s **houdini** | — | — | — | — | — | — | — | skipped: %s |\n", head, skip)
 			} else {
 				out, err := spawn(Job{Kind: "houdini", Family: fam, N: n, Seed: o.seed, Cfg: o.cfg}, o.cfg.Timeout+o.grace, o.verbose)
@@ -126,6 +129,13 @@ func run(args []string, w io.Writer) error {
 					return err
 				}
 				fmt.Fprintf(w, "%s **houdini** | %s |\n", head, cells(out, true))
+				if o.bmzStart {
+					out, err := spawn(Job{Kind: "houdini-bmz", Family: fam, N: n, Seed: o.seed, Runs: o.runs, Cfg: o.cfg}, 2*o.cfg.Timeout+o.grace, o.verbose) // BMZ first, then houdini's own deadline
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(w, "| | | | **houdini from BMZ's best** | %s |\n", cells(out, true))
+				}
 			}
 			for _, kind := range []string{"oneflip", "bmz"} {
 				out, err := spawn(Job{Kind: kind, Family: fam, N: n, Seed: o.seed, Runs: o.runs}, 0, o.verbose)
@@ -207,14 +217,15 @@ func scipyCell(runs []ScipyRun, g *Graph, seed uint64) string {
 	return fmt.Sprintf("| | | | L-BFGS-B (SciPy) | — | — | — | — | — | — | — | not in peers/scipy.csv (seed %d) |", seed)
 }
 
-// skipHoudini returns why houdini is not run at n, or "".
-func skipHoudini(n, max int, mem int64) string {
-	need := 16 * float64(n) * float64(n)
-	if mem > 0 && need > float64(mem) {
-		return fmt.Sprintf("NewBox stores its 2n rows densely, 16·n² bytes = %.0f GB > this machine's %.0f GB", need/1e9, float64(mem)/1e9)
+// skipHoudini returns why houdini is not run at n, or "". NewBox stores bounds as
+// vectors (O(n) memory), and without a dense Hessian the escape forms no n×n matrix, so
+// only -houdinimax (and, with -hess, the 8·n² bytes of the Hessian) limit it.
+func skipHoudini(n, max int, mem int64, hess bool) string {
+	if need := 8 * float64(n) * float64(n); hess && mem > 0 && need > float64(mem) {
+		return fmt.Sprintf("the dense Hessian (-hess) takes 8·n² bytes = %.0f GB > this machine's %.0f GB", need/1e9, float64(mem)/1e9)
 	}
 	if n > max {
-		return fmt.Sprintf("n > -houdinimax %d (NewBox alone: 16·n² bytes = %.1f GB and O(n³) pair checks)", max, need/1e9)
+		return fmt.Sprintf("n > -houdinimax %d", max)
 	}
 	return ""
 }

@@ -1,0 +1,463 @@
+package houdini
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/lapack/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The Krylov backend of FindInside, for models with no d×d matrix (quadModel's operator
+// form, from MatrixFreeDim on) and for dense models whose full spectrum costs too much.
+// On a face with projector P (an orthogonal projector onto the face's directions) and
+// operator M′ = PMP it builds two Krylov spaces by Lanczos with full reorthogonalization:
+//
+//   - from the gradient v′ = Pg: the space of GLTR (Gould, Lucidi, Roma & Toint 1999,
+//     "Solving the trust-region subproblem using the Lanczos method", SIAM J. Optim.
+//     9(2)), where the trust-region minimizer converges when it is not the hard case;
+//   - from a random start uniform on the face's unit sphere: the extreme eigenpairs, and a
+//     bound on the smallest eigenvalue λ₁ that holds with probability 1 − ξ by the
+//     theorem of Kuczyński & Woźniakowski (1992, SIAM J. Matrix Anal. Appl. 13(4),
+//     thm. 4.2): for A ⪰ 0 of order n and k Lanczos steps from such a start,
+//     P(θ_max(A) < (1 − ε)λ_max(A)) ≤ 1.648·√n·e^{−√ε(2k − 1)}. Lanczos is shift
+//     invariant, so with A = M′ − λ₁I and A = λ_nI − M′ and S = λ_n − λ₁, except with
+//     probability 2·1.648·√n·e^{−√ε(2k−1)} both λ_n − θ_max ≤ εS and θ_min − λ₁ ≤ εS,
+//     hence S ≤ (θ_max − θ_min)/(1 − 2ε) and λ₁ ≥ θ_min − εS. Its Ritz vectors carry
+//     the hard case: a gradient with no component on λ₁'s eigenspace never reaches it.
+//
+// The union of both spaces, V (orthonormal), gives the Rayleigh–Ritz problem
+// T = VᵀM′V, Vᵀv′ of order K ≤ 2·krylovMaxSteps, which the dense backend solves in full
+// (every case of findInside, the hard case and repeated eigenvalues included): every
+// candidate is a point of the face, its value the model's. The candidates are thus
+// genuine but may miss the face's minimizers, so the subset's bound is not the
+// subspace's minimum but the Lagrangian bound from λ₁'s lower bound L₁ (krylovLower), which
+// holds with probability 1 − ξ. Why Lanczos and not a partial LAPACK eigensolver: gonum
+// v0.17's lapack64 offers Syev alone (no dsyevr/dstebz subset selection), and a dense
+// d = 1600 EigenSym costs seconds where the escape needs the two smallest eigenpairs,
+// which k ≈ 100 products find.
+
+// Constants of the Krylov backend.
+const (
+	// krylovMaxSteps caps each Lanczos run (products per run, and the memory: two
+	// d-vectors per step, basis and product).
+	krylovMaxSteps = 300
+	// krylovGradSteps caps the GLTR run from the gradient; it stops earlier when the
+	// Krylov minimum stalls (krylovStallTol·δ over krylovCheckEvery steps).
+	krylovGradSteps  = 120
+	krylovCheckEvery = 8
+	krylovStallTol   = 1e-4
+	// krylovFailProb is ξ per subset, the probability that the bound on λ₁ of one Lanczos
+	// run from a random start fails (split between its two sides).
+	krylovFailProb = 1e-6
+	// krylovMinSteps: the random-start run stops once ±r′u₁ lowers the model by δ, but
+	// not before this many steps, so that the move it offers is near the best.
+	krylovMinSteps = 24
+	// krylovLamTol·δ/r′² is the accuracy sought for the bound on λ₁: it costs the subset's
+	// bound at most ½·krylovLamTol·δ.
+	krylovLamTol = 1.0 / 12
+	// krylovDropTol: a Ritz vector whose part orthogonal to the GLTR space is below this
+	// length adds nothing to it (and would divide its product's rounding by that length).
+	krylovDropTol = 1e-6
+	// krylovNormSteps Lanczos steps bound ‖M‖₂ for η (normBound): ε ≈ 0.2 at d = 10⁵.
+	krylovNormSteps = 24
+)
+
+// faceOp is the operator M′ = PMP of one face: mul writes M·y into dst (y in the face),
+// proj applies P in place, m is the face's dimension.
+type faceOp struct {
+	mul  func(dst, y []float64)
+	proj func(v []float64)
+	m    int
+	err  func() error // the products' first error, if any
+}
+
+// lanczosRun is one Lanczos run with full reorthogonalization: Q orthonormal (in the
+// face), W[j] = P·M·Q[j], T tridiagonal (alpha, beta); invariant when span Q is invariant
+// under M′ (a breakdown).
+type lanczosRun struct {
+	Q, W        [][]float64
+	alpha, beta []float64
+	next        float64 // the last residual's length, β_k
+	invariant   bool
+}
+
+// lanczosRunFrom runs Lanczos from start on op for at most kmax steps, asking done after
+// each step whether to stop. O(k·d) memory and O(k²·d) reorthogonalization.
+func lanczosRunFrom(op faceOp, start []float64, kmax int, done func(*lanczosRun) bool) *lanczosRun {
+	lr := &lanczosRun{}
+	q := append([]float64(nil), start...)
+	op.proj(q)
+	nq := norm(q)
+	if !(nq > 0) {
+		lr.invariant = true
+		return lr
+	}
+	scale(q, 1/nq)
+	big := 0.0
+	for k := 0; k < kmax; k++ {
+		w := make([]float64, len(q))
+		op.mul(w, q)
+		op.proj(w)
+		lr.Q, lr.W = append(lr.Q, q), append(lr.W, w)
+		a := dot(q, w)
+		lr.alpha = append(lr.alpha, a)
+		big = math.Max(big, math.Abs(a))
+		r := orthogonalize(w, lr.Q) // twice, which is enough (Kahan–Parlett)
+		op.proj(r)
+		b := norm(r)
+		lr.next = b
+		if !(b > lanczosBreakdown*math.Max(big, 1e-300)) {
+			lr.invariant = true
+			return lr
+		}
+		if len(lr.Q) == op.m { // the whole face: T is M′ in the basis Q
+			lr.invariant = true
+			return lr
+		}
+		if op.err() != nil || done(lr) {
+			return lr
+		}
+		lr.beta = append(lr.beta, b)
+		q = r
+		scale(q, 1/b)
+	}
+	return lr
+}
+
+// ritzExtremes returns the smallest and largest eigenvalues of the run's tridiagonal T.
+func (lr *lanczosRun) ritzExtremes() (lo, hi float64) {
+	k := len(lr.alpha)
+	d := append([]float64(nil), lr.alpha...)
+	e := append([]float64(nil), lr.beta[:k-1]...)
+	if !(gonum.Implementation{}).Dsterf(k, d, e) {
+		return math.Inf(-1), math.Inf(1)
+	}
+	return d[0], d[k-1]
+}
+
+// kwEps returns ε of the Kuczyński–Woźniakowski bound for k steps in dimension m at
+// failure probability xi for one side: 1.648·√m·e^{−√ε(2k−1)} = xi.
+func kwEps(k, m int, xi float64) float64 {
+	s := math.Log(1.648*math.Sqrt(float64(m))/xi) / float64(2*k-1)
+	return s * s
+}
+
+// lam1Bound returns L₁ ≤ λ₁(M′), which holds except with probability fail, from a run
+// from a random start and the smallest and largest Ritz values seen (those of a larger
+// space containing the run's are as good); fail is 0 after a breakdown (the random start
+// then met every eigenspace, with probability 1) and L₁ = −Inf when ε ≥ ½.
+func lam1Bound(lr *lanczosRun, m int, lo, hi float64) (L1, fail float64) {
+	if lr.invariant {
+		return lo, 0
+	}
+	eps := kwEps(len(lr.alpha), m, krylovFailProb/2)
+	if eps >= 0.5 {
+		return math.Inf(-1), krylovFailProb
+	}
+	S := (hi - lo) / (1 - 2*eps)
+	return lo - eps*S, krylovFailProb
+}
+
+// krylovLower returns the bound of the face's trust-region subproblem
+// min c0 + v′ᵀy + ½yᵀM′y over ‖y‖ ≤ rs from ‖v′‖ = nv and L₁ ≤ λ₁(M′): by weak duality,
+// for every λ ≥ 0 with M′ + λI ⪰ 0 the minimum is at least
+// c0 − ½v′ᵀ(M′ + λI)⁻¹v′ − ½λrs² ≥ c0 − ½nv²/(L₁ + λ) − ½λrs², whose best λ gives
+//
+//	c0 − nv·rs + ½L₁rs²   unless L₁ > 0 and nv < L₁rs, then c0 − ½nv²/L₁.
+//
+// Tight when v′ = 0 (λ₁ alone decides) and in the interior case; loose by about nv·rs
+// otherwise.
+func krylovLower(c0, nv, L1, rs float64) float64 {
+	if L1 > 0 && nv < L1*rs {
+		return c0 - 0.5*nv*nv/L1
+	}
+	return c0 - nv*rs + 0.5*L1*rs*rs
+}
+
+// krylovResult is what the Krylov backend found on one face.
+type krylovResult struct {
+	cands []subCandidate // y in the face's full coordinates
+	lower float64        // the bound of krylovLower (−Inf when none)
+	fail  float64        // the probability that lower is not a bound
+	prods int            // products of M made
+	ok    bool           // false: the dense solve of T failed, or ctx is done
+	exact bool           // both spaces are invariant: the candidates and lower are the dense backend's
+}
+
+// findInsideKrylov is FindInside on the face op with gradient g (= Pg, in the face) and
+// base value c0 over the ball of radius rs, by the Krylov backend: candidates below keep
+// from the Rayleigh–Ritz problem on the union of the GLTR space and a random-start
+// Lanczos space, and a bound that holds with probability 1 − fail. delta is δ: the λ₁
+// bound is sought to krylovLamTol·δ/rs², the GLTR run stops when its minimum stalls
+// to krylovStallTol·δ. Cost: at most krylovMaxSteps + krylovGradSteps products, O(K²d).
+func findInsideKrylov(ctx context.Context, op faceOp, g []float64, c0, rs, keep, delta float64, rng *rand.Rand) krylovResult {
+	res := krylovResult{lower: math.Inf(-1)}
+	z := make([]float64, len(g))
+	for j := range z {
+		z[j] = rng.NormFloat64()
+	}
+	kmax := min(op.m, krylovMaxSteps)
+	lamTol := krylovLamTol * delta / (rs * rs)
+	ra := lanczosRunFrom(op, z, kmax, func(lr *lanczosRun) bool {
+		k := len(lr.alpha)
+		if k < 2 || ctx.Err() != nil {
+			return ctx.Err() != nil
+		}
+		lo, hi := lr.ritzExtremes()
+		if k >= krylovMinSteps && c0+0.5*lo*rs*rs < -delta {
+			// ±rs·u₁ already lowers the model by δ: the face holds a move, so its bound
+			// decides nothing (no prune below keep = −δ/3, no certificate) and needs no accuracy.
+			return true
+		}
+		eps := kwEps(k, op.m, krylovFailProb/2)
+		return eps < 0.5 && eps*(hi-lo)/(1-2*eps) <= lamTol
+	})
+	nv := norm(g)
+	var rb *lanczosRun
+	if nv > 0 {
+		rb = lanczosRunFrom(op, g, min(op.m, krylovGradSteps), gltrStall(ctx, nv, rs, delta))
+	}
+	res.prods = len(ra.Q)
+	if rb != nil {
+		res.prods += len(rb.Q)
+	}
+	if op.err() != nil || ctx.Err() != nil || len(ra.Q) == 0 {
+		return res
+	}
+	lo, hi, U, MU, ok := ra.ritzPairs(2)
+	if !ok {
+		return res
+	}
+	L1, fail := lam1Bound(ra, op.m, lo, hi)
+	V, W := unionBasis(rb, U, MU)
+	K := len(V)
+	T := mat.NewSymDense(K, nil)
+	gt := make([]float64, K)
+	for i := 0; i < K; i++ {
+		gt[i] = dot(V[i], g)
+		for j := i; j < K; j++ {
+			T.SetSym(i, j, 0.5*(dot(V[i], W[j])+dot(V[j], W[i])))
+		}
+	}
+	cands, lowerSub, ok := findInsideDense(ctx, T, gt, rs, c0, keep)
+	if !ok {
+		return res
+	}
+	for _, c := range cands {
+		y := make([]float64, len(g))
+		for i, zi := range c.y {
+			axpy(y, zi, V[i])
+		}
+		res.cands = append(res.cands, subCandidate{y: y, q: c.q, kase: c.kase})
+	}
+	res.ok = true
+	if ra.invariant && (rb == nil || rb.invariant) {
+		// The random start's space holds an eigenvector of λ₁ (with probability 1), the
+		// gradient's holds (M′ − μI)⁻¹v′ for every μ and M′⁺v′: every candidate of
+		// findInside lies in V, so the Rayleigh–Ritz problem has the face's own.
+		res.lower, res.exact = lowerSub, true
+		return res
+	}
+	lower := krylovLower(c0, nv, L1, rs)
+	if rb != nil {
+		lower = math.Max(lower, dualLower(rb, g, c0, nv, L1, rs))
+	}
+	res.lower = math.Min(lowerSub, lower)
+	res.fail = fail
+	return res
+}
+
+// gltrStall returns the stopping test of the GLTR run: the minimum of the model over the
+// Krylov space ∩ ball, checked every krylovCheckEvery steps, fell by less than
+// krylovStallTol·δ since the last check.
+func gltrStall(ctx context.Context, nv, rs, delta float64) func(*lanczosRun) bool {
+	last := math.Inf(1)
+	return func(lr *lanczosRun) bool {
+		k := len(lr.alpha)
+		if ctx.Err() != nil {
+			return true
+		}
+		if k%krylovCheckEvery != 0 {
+			return false
+		}
+		T := mat.NewSymDense(k, nil)
+		for i := 0; i < k; i++ {
+			T.SetSym(i, i, lr.alpha[i])
+			if i+1 < k {
+				T.SetSym(i, i+1, lr.beta[i])
+			}
+		}
+		e1 := make([]float64, k)
+		e1[0] = nv
+		_, low, ok := findInsideDense(ctx, T, e1, rs, 0, math.Inf(-1))
+		if !ok {
+			return true
+		}
+		stalled := last-low < krylovStallTol*delta
+		last = low
+		return stalled
+	}
+}
+
+// unionBasis returns an orthonormal basis of the GLTR run's space (nil: none) and the
+// vectors U, and M′ applied to it: the run's own basis and products, then each of U
+// orthogonalized against what precedes it (twice), its product MU carried along (M′ is
+// linear), unless less than krylovDropTol of it is left. The run's basis is orthonormal
+// and U has few vectors, so the products' rounding is divided by at most krylovDropTol.
+func unionBasis(lr *lanczosRun, U, MU [][]float64) (V, W [][]float64) {
+	if lr != nil {
+		V, W = append(V, lr.Q...), append(W, lr.W...)
+	}
+	for j, u := range U {
+		v := append([]float64(nil), u...)
+		w := append([]float64(nil), MU[j]...)
+		for range 2 {
+			for i := range V {
+				c := dot(V[i], v)
+				axpy(v, -c, V[i])
+				axpy(w, -c, W[i])
+			}
+		}
+		nv := norm(v)
+		if !(nv > krylovDropTol) {
+			continue
+		}
+		scale(v, 1/nv)
+		scale(w, 1/nv)
+		V, W = append(V, v), append(W, w)
+	}
+	return V, W
+}
+
+// ritzPairs returns the run's extreme Ritz values and its n smallest Ritz vectors with
+// their products (combinations of the run's products: no new product is made).
+func (lr *lanczosRun) ritzPairs(n int) (lo, hi float64, U, MU [][]float64, ok bool) {
+	k := len(lr.alpha)
+	T := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		T.SetSym(i, i, lr.alpha[i])
+		if i+1 < k {
+			T.SetSym(i, i+1, lr.beta[i])
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(T, true) {
+		return 0, 0, nil, nil, false
+	}
+	lam := eig.Values(nil)
+	var Y mat.Dense
+	eig.VectorsTo(&Y)
+	d := len(lr.Q[0])
+	for c := 0; c < min(n, k); c++ {
+		u, mu := make([]float64, d), make([]float64, d)
+		for i := 0; i < k; i++ {
+			axpy(u, Y.At(i, c), lr.Q[i])
+			axpy(mu, Y.At(i, c), lr.W[i])
+		}
+		U, MU = append(U, u), append(MU, mu)
+	}
+	return lam[0], lam[k-1], U, MU, true
+}
+
+// normBound returns a bound on ‖M′‖₂ from kmax Lanczos steps from the random start z:
+// max(|θ_min|, |θ_max|) + εS with S ≤ (θ_max − θ_min)/(1 − 2ε), which holds except with
+// probability krylovFailProb (lam1Bound's argument on both ends); +Inf when ε ≥ ½.
+func normBound(op faceOp, z []float64, kmax int) float64 {
+	lr := lanczosRunFrom(op, z, min(op.m, kmax), func(*lanczosRun) bool { return false })
+	if len(lr.alpha) == 0 {
+		return 0
+	}
+	lo, hi := lr.ritzExtremes()
+	big := math.Max(math.Abs(lo), math.Abs(hi))
+	if lr.invariant {
+		return big
+	}
+	eps := kwEps(len(lr.alpha), op.m, krylovFailProb/2)
+	if eps >= 0.5 {
+		return math.Inf(1)
+	}
+	return big + eps*(hi-lo)/(1-2*eps)
+}
+
+// dualLower returns a bound of the face's trust-region subproblem that is tight where
+// krylovLower loses ‖v′‖r′: the Lagrangian dual c0 − ½v′ᵀ(M′ + λI)⁻¹v′ − ½λrs² at one
+// λ > max(0, −L₁), with v′ᵀA⁻¹v′ (A = M′ + λI ⪰ (L₁ + λ)I) bounded above, for any x, by
+//
+//	v′ᵀA⁻¹v′ = 2v′ᵀx − xᵀAx + (x − A⁻¹v′)ᵀA(x − A⁻¹v′) ≤ 2v′ᵀx − xᵀAx + ‖v′ − Ax‖²/(L₁ + λ),
+//
+// x the Lanczos–CG iterate Q(T + λI)⁻¹e₁‖v′‖ of the GLTR run, Ax from its stored
+// products (no new product). λ is picked on a grid by the same bound with the residual
+// of the Lanczos relation, β_k|e_kᵀz|; only the picked λ's bound is computed in full.
+// −Inf when no λ qualifies (L₁ = −Inf, or T + λI not positive definite).
+func dualLower(lr *lanczosRun, g []float64, c0, nv, L1, rs float64) float64 {
+	if math.IsInf(L1, -1) || len(lr.alpha) == 0 {
+		return math.Inf(-1)
+	}
+	lam0 := math.Max(0, -L1)
+	s := 0.0
+	for _, a := range lr.alpha {
+		s = math.Max(s, math.Abs(a))
+	}
+	s = math.Max(s, math.Abs(L1)) + 1e-300
+	best, bestLam := math.Inf(-1), math.NaN()
+	for j := -48; j <= 8; j++ {
+		lam := lam0 + s*math.Pow(10, float64(j)/4)
+		z, ok := tridiagSolve(lr.alpha, lr.beta, lam, nv)
+		if !ok || !(L1+lam > 0) {
+			continue
+		}
+		res := lr.next * math.Abs(z[len(z)-1])
+		est := c0 - 0.5*(nv*z[0]+res*res/(L1+lam)) - 0.5*lam*rs*rs
+		if est > best {
+			best, bestLam = est, lam
+		}
+	}
+	if math.IsNaN(bestLam) {
+		return math.Inf(-1)
+	}
+	z, _ := tridiagSolve(lr.alpha, lr.beta, bestLam, nv)
+	x, Ax := make([]float64, len(g)), make([]float64, len(g))
+	for i, zi := range z {
+		axpy(x, zi, lr.Q[i])
+		axpy(Ax, zi, lr.W[i])
+	}
+	axpy(Ax, bestLam, x)
+	r := append([]float64(nil), g...)
+	axpy(r, -1, Ax)
+	nr := norm(r)
+	U := 2*dot(g, x) - dot(x, Ax) + nr*nr/(L1+bestLam)
+	return c0 - 0.5*U - 0.5*bestLam*rs*rs
+}
+
+// tridiagSolve solves (T + λI)z = c·e₁ for the symmetric tridiagonal T (diagonal alpha,
+// off-diagonal beta) by LDLᵀ; ok is false unless every pivot is positive and finite
+// (T + λI positive definite).
+func tridiagSolve(alpha, beta []float64, lam, c float64) (z []float64, ok bool) {
+	k := len(alpha)
+	dd := make([]float64, k) // pivots
+	l := make([]float64, k)  // multipliers
+	for i := 0; i < k; i++ {
+		dd[i] = alpha[i] + lam
+		if i > 0 {
+			l[i] = beta[i-1] / dd[i-1]
+			dd[i] -= l[i] * beta[i-1]
+		}
+		if !(dd[i] > 0) || math.IsInf(dd[i], 0) {
+			return nil, false
+		}
+	}
+	z = make([]float64, k)
+	z[0] = c
+	for i := 1; i < k; i++ { // L y = c·e₁
+		z[i] = -l[i] * z[i-1]
+	}
+	for i := 0; i < k; i++ {
+		z[i] /= dd[i]
+	}
+	for i := k - 2; i >= 0; i-- { // Lᵀ z = D⁻¹y
+		z[i] -= l[i+1] * z[i+1]
+	}
+	return z, true
+}

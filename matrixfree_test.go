@@ -1,0 +1,116 @@
+package houdini_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/houdini-opt/houdini"
+)
+
+// TestMatrixFreeMemory checks that an escape at d ≥ MatrixFreeDim without a dense Hessian
+// forms no d×d matrix: at the saddle x = 0 of the max-cut relaxation of an Erdős–Rényi
+// graph of average degree 6 (no row within r, the whole space one Krylov face), with the
+// Hessian-vector product and with gradient differences, the escape allocates fewer bytes
+// than min(1000, d/20) d-vectors (O(d·k): 1% of one d×d matrix at d = 10⁵), and moves (by the hard case or the boundary:
+// ∇f(0) = 0).
+func TestMatrixFreeMemory(t *testing.T) {
+	d := 100000
+	if testing.Short() {
+		d = 5000
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	adj := make([][]int32, d)
+	for e := 0; e < 3*d; e++ {
+		i, j := rng.IntN(d), rng.IntN(d)
+		if i != j {
+			adj[i] = append(adj[i], int32(j))
+			adj[j] = append(adj[j], int32(i))
+		}
+	}
+	grad := func(g, x []float64) {
+		for v := range g {
+			s := 0.0
+			for _, u := range adj[v] {
+				s += x[u]
+			}
+			g[v] = s / 2
+		}
+	}
+	lo, hi := make([]float64, d), make([]float64, d)
+	for i := range lo {
+		lo[i], hi[i] = -1, 1
+	}
+	box, err := houdini.NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hv := range []bool{true, false} {
+		p := houdini.Problem{Grad: grad}
+		if hv {
+			p.HessVec = func(h, _, v []float64) { grad(h, v) }
+		}
+		o, err := houdini.New(p, box, houdini.Settings{Delta: 0.01, Radius: 0.1, Method: houdini.MethodFull})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		e, err := o.Escape(context.Background(), make([]float64, d))
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alloc := after.TotalAlloc - before.TotalAlloc
+		dd := 8 * float64(d) * float64(d)
+		t.Logf("d = %d, HessVec %v: found %v (%v), decrease %.3g, %d grad and %d Hess calls, %.1f MB allocated (a d×d matrix: %.0f MB)",
+			d, hv, e.Found, e.Case, e.Decrease, e.GradEvals, e.HessEvals, float64(alloc)/1e6, dd/1e6)
+		if limit := 8 * float64(d) * math.Min(1000, float64(d)/20); float64(alloc) > limit {
+			t.Errorf("HessVec %v: the escape allocated %.0f MB, more than %.0f MB (a d×d matrix: %.0f MB)", hv, float64(alloc)/1e6, limit/1e6, dd/1e6)
+		}
+		if !e.Found {
+			t.Errorf("HessVec %v: no move from the saddle x = 0", hv)
+		}
+	}
+}
+
+// TestHessVecFailures checks that a HessVec returning NaN or panicking, at d below and
+// above MatrixFreeDim, ends Minimize with StatusOracleFailure and an error that says so.
+func TestHessVecFailures(t *testing.T) {
+	for _, d := range []int{50, houdini.MatrixFreeDim} {
+		for _, kind := range []string{"nan", "panic"} {
+			p := houdini.Problem{
+				Grad: func(g, x []float64) {
+					for i := range g {
+						g[i] = -x[(i+1)%len(x)]
+					}
+				},
+				HessVec: func(hv, _, v []float64) {
+					if kind == "panic" {
+						panic("HessVec failed")
+					}
+					for i := range hv {
+						hv[i] = math.NaN()
+					}
+				},
+			}
+			lo, hi := make([]float64, d), make([]float64, d)
+			for i := range lo {
+				lo[i], hi[i] = -1, 1
+			}
+			box, _ := houdini.NewBox(lo, hi)
+			res, err := houdini.Minimize(context.Background(), p, box, make([]float64, d),
+				houdini.Settings{Delta: 0.01, Radius: 0.1, EscapesOnly: true})
+			want := houdini.ErrNonFinite
+			if kind == "panic" {
+				want = houdini.ErrOraclePanic
+			}
+			if !errors.Is(err, want) || res == nil || res.Status != houdini.StatusOracleFailure {
+				t.Errorf("d = %d, %s: err %v, result %v", d, kind, err, res)
+			}
+		}
+	}
+}
