@@ -114,3 +114,62 @@ func TestHessVecFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestMatrixFreeMinimizeSearch runs Minimize with the default settings (descent, escapes,
+// the deeper search after a certificate) on f = −Σ xᵢ² + cᵀx over [−1, 1]ᵈ at
+// d = MatrixFreeDim + 500 without a dense Hessian, with HessVec and without: the model is
+// matrix-free in every escape, the search's curvature test runs on its products, and the
+// run certifies a vertex (every bound forced: the model's faces are exact) with the
+// confidence of a d×d model.
+func TestMatrixFreeMinimizeSearch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("d = 2500 Minimize with the default search")
+	}
+	d := houdini.MatrixFreeDim + 500
+	rng := rand.New(rand.NewPCG(13, 14))
+	c := make([]float64, d)
+	for i := range c {
+		c[i] = 0.1 * rng.NormFloat64()
+	}
+	lo, hi := make([]float64, d), make([]float64, d)
+	for i := range lo {
+		lo[i], hi[i] = -1, 1
+	}
+	box, _ := houdini.NewBox(lo, hi)
+	for _, withHV := range []bool{true, false} {
+		p := houdini.Problem{
+			Func: func(x []float64) float64 {
+				s := 0.0
+				for i, xi := range x {
+					s += -xi*xi + c[i]*xi
+				}
+				return s
+			},
+			Grad: func(g, x []float64) {
+				for i, xi := range x {
+					g[i] = -2*xi + c[i]
+				}
+			},
+		}
+		if withHV {
+			p.HessVec = func(hv, _, v []float64) {
+				for i, vi := range v {
+					hv[i] = -2 * vi
+				}
+			}
+		}
+		x0 := make([]float64, d)
+		for i := range x0 {
+			x0[i] = 0.01 * rng.NormFloat64()
+		}
+		res, err := houdini.Minimize(context.Background(), p, box, x0, houdini.Settings{Delta: 0.01, Radius: 0.1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("HessVec %v: %v, confidence %g, f %.4g, %d escapes (%d full), %d restarts, %d grad and %d Hess calls",
+			withHV, res.Status, res.Confidence, res.F, res.Stats.Escapes, res.Stats.FullEscapes, res.Stats.Restarts, res.Stats.GradEvals, res.Stats.HessEvals)
+		if res.Status != houdini.StatusCertified || res.Confidence != 1 {
+			t.Errorf("HessVec %v: %v with confidence %g, want a certificate with confidence 1", withHV, res.Status, res.Confidence)
+		}
+	}
+}
