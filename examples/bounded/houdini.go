@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/houdini-opt/houdini"
+	"github.com/houdini-opt/houdini/examples/internal/cputime"
 )
 
 // Config is one houdini run's settings.
@@ -35,7 +36,7 @@ type Outcome struct {
 
 // RunHoudini minimizes c.Fn over c's box from c.X0.
 func RunHoudini(ctx context.Context, c Case, cfg Config) (*Outcome, error) {
-	start, cpu := time.Now(), cpuTime()
+	start, cpu := time.Now(), cputime.Now()
 	if cfg.Timeout > 0 { // NewBox included: it does not watch ctx, Minimize does
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
@@ -58,6 +59,6 @@ func RunHoudini(ctx context.Context, c Case, cfg Config) (*Outcome, error) {
 	c.Fn.Grad(g, res.X)
 	st := res.Stats
 	return &Outcome{F: res.F, GradCalls: st.GradEvals, FuncCalls: st.FuncEvals, HessCalls: st.HessEvals,
-		Wall: time.Since(start), CPU: cpuTime() - cpu, Status: res.Status.String(), PG: ProjGradNorm(g, res.X, c.Lower, c.Upper),
+		Wall: time.Since(start), CPU: cputime.Now() - cpu, Status: res.Status.String(), PG: ProjGradNorm(g, res.X, c.Lower, c.Upper),
 		Escapes: st.Escapes, DescentSteps: st.DescentSteps, X: res.X}, nil
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/houdini-opt/houdini/examples/internal/cputime"
 )
 
 // Every solver run is a child process of this program (the same binary, told by the
@@ -86,23 +88,23 @@ func runChild(job Job, out, log io.Writer) error {
 	if job.Kind == "qp" {
 		q := NewQP(job.N, job.Seed)
 		var eig mat.EigenSym
-		t, cpu := time.Now(), cpuTime()
+		t, cpu := time.Now(), cputime.Now()
 		if !eig.Factorize(q.Q, true) {
 			return errors.New("EigenSym failed")
 		}
-		r := JobResult{EigSym: time.Since(t).Seconds(), EigSymCPU: (cpuTime() - cpu).Seconds(), VmHWM: vmHWM("/proc/self/status")}
+		r := JobResult{EigSym: time.Since(t).Seconds(), EigSymCPU: (cputime.Now() - cpu).Seconds(), VmHWM: vmHWM("/proc/self/status")}
 		if err := enc.Encode(r); err != nil {
 			return err
 		}
 		job.Cfg.Log = log
-		cpu = cpuTime()
+		cpu = cputime.Now()
 		h, err := runHoudini(context.Background(), QPProblem(q), make([]float64, job.N), job.Cfg)
 		if err != nil {
 			return err
 		}
 		eigWall, eigCPU := r.EigSym, r.EigSymCPU
 		r = houdiniResult(h, nil)
-		r.EigSym, r.EigSymCPU, r.CPU = eigWall, eigCPU, (cpuTime() - cpu).Seconds()
+		r.EigSym, r.EigSymCPU, r.CPU = eigWall, eigCPU, (cputime.Now() - cpu).Seconds()
 		r.VmHWM = vmHWM("/proc/self/status")
 		return enc.Encode(r)
 	}
@@ -111,7 +113,7 @@ func runChild(job Job, out, log io.Writer) error {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(job.Seed, 7))
-	t, cpu := time.Now(), cpuTime()
+	t, cpu := time.Now(), cputime.Now()
 	var res JobResult
 	switch job.Kind {
 	case "houdini":
@@ -151,7 +153,7 @@ func runChild(job Job, out, log io.Writer) error {
 	if res.Seconds == 0 {
 		res.Seconds = time.Since(t).Seconds()
 	}
-	res.CPU = (cpuTime() - cpu).Seconds()
+	res.CPU = (cputime.Now() - cpu).Seconds()
 	res.VmHWM = vmHWM("/proc/self/status")
 	res.Done = true
 	return enc.Encode(res)
