@@ -27,6 +27,9 @@ type denseTRS struct {
 	// gradient's weight Σ ṽᵢ² on each.
 	start  []int
 	weight []float64
+	// roots' multipliers μ = anchor + tau, kept as pairs so that λᵢ − μ keeps its
+	// precision near a pole (lowerBound).
+	muAnchor, muTau []float64
 }
 
 // findInsideDense is FindInside for M′ = Ms, v′ = vs over the ball of radius rs, with p's
@@ -146,8 +149,60 @@ func (b *denseTRS) roots(muMax float64, add addFunc) bool {
 		}
 		y, q := b.fromEigen(yt)
 		add(y, q, CaseBoundary)
+		b.muAnchor, b.muTau = append(b.muAnchor, anchor), append(b.muTau, rt.Tau)
 	}
 	return true
+}
+
+// lowerBound returns a lower bound on min g over the ball ‖y‖ ≤ r′ by Lagrangian duality,
+// which, unlike the least candidate value, does not depend on how accurately a root or
+// the hard case was resolved: for every λ ≥ 0 with M′ + λI ⪰ 0 and every y in the ball,
+// g(y) ≥ g(y) + ½λ(‖y‖² − r′²) ≥ min_z [g(z) + ½λ‖z‖²] − ½λr′², that is
+//
+//	min g ≥ φ(λ) = c0 − ½ Σᵢ ṽᵢ²/(λᵢ + λ) − ½λr′²
+//
+// (a term with λᵢ + λ = 0 and ṽᵢ = 0 is 0). φ is evaluated at λ = −μ for each root μ ≤ 0
+// found, at λ = 0 when M′ ≻ 0, and at λ = −λ₁ + √w₁/r′ (w₁ the gradient's weight on the
+// lowest cluster; the hard case when w₁ = 0). The computed spectrum is exact for M′ + E,
+// ‖E‖ ≲ m·ε·s, and ṽ for v′ + e, ‖e‖ ≲ m·ε·‖v′‖, which changes g by at most
+// ½‖E‖r′² + ‖e‖r′ on the ball; the margin 16(m + 2)·ε·(|c0| + Σ|terms| + s·r′² + ‖v′‖r′)
+// covers those and the rounding of φ. It returns −Inf when no λ qualifies. Near a
+// hard case the least candidate value can exceed the minimum by far more than rounding
+// (a root μ just left of λ₁ resolved to ‖y‖ = r′(1 − 10⁻⁶)), and a walk that pruned on it
+// could miss the best candidate (TestPruningBoundNearHardCase).
+func (b *denseTRS) lowerBound() float64 {
+	m, rs := len(b.v), b.rs
+	best := math.Inf(-1)
+	phi := func(dist func(i int) float64, lambda float64) {
+		sum := 0.0
+		for i := 0; i < m; i++ {
+			di := dist(i) // λᵢ + λ
+			switch {
+			case di < 0, di == 0 && b.vt[i] != 0:
+				return // M′ + λI not ⪰ 0, or φ = −∞
+			case di > 0:
+				sum += 0.5 * b.vt[i] * b.vt[i] / di
+			}
+		}
+		lr := 0.5 * lambda * rs * rs
+		margin := 16 * float64(m+2) * eps * (math.Abs(b.c0) + sum + lr + b.scale*rs*rs + norm(b.v)*rs)
+		best = math.Max(best, b.c0-sum-lr-margin)
+	}
+	for k, anchor := range b.muAnchor {
+		tau := b.muTau[k]
+		if anchor+tau > 0 {
+			continue
+		}
+		phi(func(i int) float64 { return -(tau + (anchor - b.lam[i])) }, -(anchor + tau))
+	}
+	if b.lam[0] > 0 {
+		phi(func(i int) float64 { return b.lam[i] }, 0)
+	}
+	if eta := math.Sqrt(b.weight[0]) / rs; eta-b.lam[0] >= 0 {
+		lam1 := b.lam[0]
+		phi(func(i int) float64 { return (b.lam[i] - lam1) + eta }, eta-lam1)
+	}
+	return best
 }
 
 // hardCase adds y_off ± t·u at the lowest cluster c: ỹᵢ = ṽᵢ/(λ_c − λᵢ) off the cluster,

@@ -175,10 +175,14 @@ func (l *candList) put(newY func() []float64, q float64, k Case) {
 // stationary point along null(M′) keeps g and decreases ‖y‖, so that point is feasible by
 // maximality of I) or a KKT point on the sphere (Case 3).
 //
-// lower is the minimum of g over the whole ball, ignoring S′: the global minimizer of the
-// trust-region subproblem is among the candidates (Case 2 when M′ ⪰ 0 and the stationary
-// point is inside; else the root left of λ₁ or the hard case at λ₁, both with μ ≤ 0), so
-// lower is the least candidate value. ok is false when the backend declines; cands then
+// lower bounds the minimum of g over the whole ball, ignoring S′: the global minimizer of
+// the trust-region subproblem is among the candidates (Case 2 when M′ ⪰ 0 and the
+// stationary point is inside; else the root left of λ₁ or the hard case at λ₁, both with
+// μ ≤ 0), so in exact arithmetic the least candidate value is that minimum. Computed, it
+// can exceed it by far more than rounding near a hard case (a root just left of λ₁ resolved
+// with ‖y‖ = r′(1 − 10⁻⁶)), so a backend with a dual bound (denseTRS.lowerBound) lowers it
+// to that bound. The eigenbasis backend has none: it declines near-hard cases (ebWeightTol,
+// ebSepTol) and accepts roots only to ebRootTol. ok is false when the backend declines; cands then
 // holds p alone and lower is −Inf (no bound). Cost: the backend's (dense.go,
 // eigenbasis.go).
 func findInside(be trsBackend, rs, keep float64) (cands []subCandidate, lower float64, ok bool) {
@@ -211,6 +215,9 @@ func findInside(be trsBackend, rs, keep float64) (cands []subCandidate, lower fl
 		(l1 > muTol*scale || be.hardCase(l.add))
 	if !ok {
 		return fail()
+	}
+	if lb, ok := be.(interface{ lowerBound() float64 }); ok {
+		l.lower = math.Min(l.lower, lb.lowerBound())
 	}
 	return l.cands, l.lower, true
 }

@@ -16,10 +16,9 @@ import (
 // other models, gradients scaled by 1 to 4096 so that multipliers dominate), the pruned
 // walk reaches the full walk's (no forcing, no pruning) best model decrease, within
 // rounding, and certifies only where the full walk does, wherever rows are forced; rows
-// must be forced, by circuits too, in a good share of them. Near a hard case the relaxed
-// bound of walk.enumerate alone can miss the best candidate by about 10⁻⁶ of its value
-// (seen without forced rows, e.g. seed 91417, instances 917 and 9425), so the tolerance
-// there is 10⁻⁵. 1500 instances, 300 under -short.
+// must be forced, by circuits too, in a good share of them. 1500 instances, 300 under
+// -short. (Near a hard case the relaxed bound of walk.enumerate once missed the best
+// candidate by ~10⁻⁶ of its value; it is now a dual bound: TestPruningBoundNearHardCase.)
 func TestForcedRowsKeepTheBestCandidate(t *testing.T) {
 	n := 1500
 	if testing.Short() {
@@ -71,11 +70,7 @@ func TestForcedRowsKeepTheBestCandidate(t *testing.T) {
 		if pruned.ForcedByCircuits(in.X) > 0 {
 			circuits++
 		}
-		rel := 1e-9
-		if model == bruteforce.HardCase || model == bruteforce.NearHard {
-			rel = 1e-5 // the relaxed bound's own accuracy near a hard case (see the doc)
-		}
-		tol := rel*math.Abs(ef.ModelDecrease) + 1e-12*scale
+		tol := 1e-9*math.Abs(ef.ModelDecrease) + 1e-12*scale
 		if ep.ModelDecrease < ef.ModelDecrease-tol || (ep.Certified && !ef.Certified) || (ep.Complete && ef.Found && !ep.Found) {
 			t.Errorf("instance %d (%s, gradient ×%g): pruned (found %v, certified %v, model decrease %.17g) vs full (found %v, certified %v, %.17g)",
 				i, in.Name, g, ep.Found, ep.Certified, ep.ModelDecrease, ef.Found, ef.Certified, ef.ModelDecrease)

@@ -227,7 +227,8 @@ func (w *walk) stop(canceled bool) {
 // enumerate examines the current subset and then, depth first, each subset that adds one
 // near row of larger index: every subset of near rows once, in lexicographic order. The
 // children are all skipped (branch and bound) when the model's minimum over the current
-// affine set ∩ ball, ignoring the inequalities (the examiner's lower), is ≥ min(keep, qmin),
+// affine set ∩ ball, ignoring the inequalities (the examiner's lower: a lower bound, by
+// duality for the dense backend, findInside), is ≥ min(keep, qmin),
 // keep = −δ/3 and qmin the best feasible candidate so far: a superset's affine set ∩ ball
 // is contained in the current one, so none of its candidates could lower the model below
 // keep or below the best already found. The best candidate and the certificate are the
