@@ -18,6 +18,10 @@ func (o *Optimizer) method(d int) Method {
 // relaxed bound), so that the tests can compare verdicts against the full walk.
 func (o *Optimizer) setNoPrune(on bool) { o.test.noPrune = on }
 
+// countLagrangePrunes adds to *n the subtrees only the Lagrangian bound (lagrange.go)
+// prunes in this optimizer's walks.
+func (o *Optimizer) countLagrangePrunes(n *int) { o.test.lagrangePruned = n }
+
 // setReferenceEscape makes the walk examine every subset by its own EigenSym (the dense
 // FindInside backend) instead of from M's eigenbasis.
 func (o *Optimizer) setReferenceEscape(on bool) { o.test.referenceEscape = on }

@@ -30,6 +30,7 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	w.maxSubsets = maxSubsets
 	if !rn.test.noPrune {
 		w.holdForcedRows()
+		w.lagr = w.newLagrangeBound(w.lagrangeMultipliers())
 	}
 	eta := modelRounding(len(x), norm(mod.v), mod.normF(), r) + w.eqErr + w.forcedErr
 	ref := newReferenceExaminer(mod)
@@ -47,6 +48,9 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	}
 	w.enumerate(0)
 	failed := ref.failed || (kry != nil && kry.failed)
+	if rn.test.lagrangePruned != nil {
+		*rn.test.lagrangePruned += w.byLagrange
+	}
 	res := &EscapeResult{
 		X:                x,
 		Examined:         w.examined,

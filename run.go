@@ -54,6 +54,8 @@ type testOptions struct {
 	// krylovExact is then its exactly examined face dimension instead of krylovExactDim.
 	matrixFree  bool
 	krylovExact int
+	// lagrangePruned, when set, counts the subtrees only the Lagrangian bound pruned.
+	lagrangePruned *int
 }
 
 // report sends a Progress report to Settings.Progress, if set.

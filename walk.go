@@ -96,9 +96,11 @@ type walk struct {
 	ex         examiner
 	pool       candidatePool
 	maxSubsets int
-	noPrune    bool // test switch: no pruning (export_test.go)
+	noPrune    bool           // test switch: no pruning (export_test.go)
+	lagr       *lagrangeBound // the Lagrangian bound with the rows a subset leaves free, or nil
 
 	examined, pruned  int
+	byLagrange        int     // of the pruned subsets, those only the Lagrangian bound pruned
 	base              int     // equalities held before any choice (Constraints.equalities)
 	eqErr             float64 // what holding them at their computed offsets can cost (holdEqualities)
 	forced            int     // rows held by holdForcedRows
@@ -255,7 +257,16 @@ func (w *walk) enumerate(start int) {
 	}
 	w.examined++
 	lower := w.ex.examine(w)
-	if lower >= math.Min(w.pool.keep, w.pool.qmin) && start < len(w.near) && !w.noPrune {
+	bar := math.Min(w.pool.keep, w.pool.qmin)
+	if lower < bar && w.lagr != nil && start < len(w.near) && !w.noPrune && !w.stopped {
+		if lb := w.lagr.bound(w); lb > lower { // lagrange.go
+			lower = lb
+			if lower >= bar {
+				w.byLagrange++
+			}
+		}
+	}
+	if lower >= bar && start < len(w.near) && !w.noPrune {
 		w.pruned++ // relaxed bound: no subset below holds a candidate
 		return
 	}
