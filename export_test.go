@@ -18,9 +18,13 @@ func (o *Optimizer) method(d int) Method {
 // relaxed bound), so that the tests can compare verdicts against the full walk.
 func (o *Optimizer) setNoPrune(on bool) { o.test.noPrune = on }
 
-// countLagrangePrunes adds to *n the subtrees only the Lagrangian bound (lagrange.go)
-// prunes in this optimizer's walks.
+// countLagrangePrunes turns the Lagrangian bound (lagrange.go, off by default) on in this
+// optimizer's walks and adds to *n the subtrees only it prunes.
 func (o *Optimizer) countLagrangePrunes(n *int) { o.test.lagrangePruned = n }
+
+// UseLagrangeBound turns the Lagrangian bound (lagrange.go, off by default) on, for the
+// brute-force tests of package houdini_test.
+func (o *Optimizer) UseLagrangeBound() { o.countLagrangePrunes(new(int)) }
 
 // setReferenceEscape makes the walk examine every subset by its own EigenSym (the dense
 // FindInside backend) instead of from M's eigenbasis.

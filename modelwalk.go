@@ -30,7 +30,9 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	w.maxSubsets = maxSubsets
 	if !rn.test.noPrune {
 		w.holdForcedRows()
-		w.lagr = w.newLagrangeBound(w.lagrangeMultipliers())
+		if rn.test.lagrangePruned != nil { // off by default: lagrange.go
+			w.lagr = w.newLagrangeBound(w.lagrangeMultipliers())
+		}
 	}
 	eta := modelRounding(len(x), norm(mod.v), mod.normF(), r) + w.eqErr + w.forcedErr
 	ref := newReferenceExaminer(mod)

@@ -155,6 +155,9 @@ func polyCheck(in *bruteforce.Instance, f polyForm, delta, truth float64, tl *po
 	if err != nil {
 		return err.Error()
 	}
+	if f == formAllRows {
+		o.UseLagrangeBound() // off by default; checked here on every instance's second form
+	}
 	e, err := o.Escape(context.Background(), in.X)
 	if err != nil {
 		return fmt.Sprintf("%s: Escape at X: %v", polyFormNames[f], err)

@@ -54,7 +54,8 @@ type testOptions struct {
 	// krylovExact is then its exactly examined face dimension instead of krylovExactDim.
 	matrixFree  bool
 	krylovExact int
-	// lagrangePruned, when set, counts the subtrees only the Lagrangian bound pruned.
+	// lagrangePruned, when set, turns the Lagrangian bound on (lagrange.go) and counts the
+	// subtrees only it pruned.
 	lagrangePruned *int
 }
 
