@@ -31,7 +31,9 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	if !rn.test.noPrune {
 		w.holdForcedRows()
 		if rn.test.lagrangePruned != nil { // off by default: lagrange.go
-			w.lagr = w.newLagrangeBound(w.lagrangeMultipliers())
+			if lb := w.newLagrangeBound(w.lagrangeMultipliers()); lb != nil {
+				w.lagr = lb.bound
+			}
 		}
 	}
 	eta := modelRounding(len(x), norm(mod.v), mod.normF(), r) + w.eqErr + w.forcedErr

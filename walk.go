@@ -96,8 +96,8 @@ type walk struct {
 	ex         examiner
 	pool       candidatePool
 	maxSubsets int
-	noPrune    bool           // test switch: no pruning (export_test.go)
-	lagr       *lagrangeBound // the Lagrangian bound with the rows a subset leaves free, or nil
+	noPrune    bool                // test switch: no pruning (export_test.go)
+	lagr       func(*walk) float64 // the Lagrangian bound with the rows a subset leaves free (lagrange.go), or nil
 
 	examined, pruned  int
 	byLagrange        int     // of the pruned subsets, those only the Lagrangian bound pruned
@@ -259,7 +259,7 @@ func (w *walk) enumerate(start int) {
 	lower := w.ex.examine(w)
 	bar := math.Min(w.pool.keep, w.pool.qmin)
 	if lower < bar && w.lagr != nil && start < len(w.near) && !w.noPrune && !w.stopped {
-		if lb := w.lagr.bound(w); lb > lower { // lagrange.go
+		if lb := w.lagr(w); lb > lower { // lagrange.go
 			lower = lb
 			if lower >= bar {
 				w.byLagrange++
