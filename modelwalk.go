@@ -30,7 +30,7 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	w.maxSubsets = maxSubsets
 	if !rn.test.noPrune {
 		w.holdForcedRows()
-		if rn.test.lagrangePruned != nil { // off by default: lagrange.go
+		if rn.test.lagrangePruned != nil && mod.M != nil { // off by default, dense models: lagrange.go
 			if lb := w.newLagrangeBound(w.lagrangeMultipliers()); lb != nil {
 				w.lagr = lb.bound
 			}
