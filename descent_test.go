@@ -34,16 +34,7 @@ func quadratic(H *mat.SymDense, b []float64, withHess, withFunc bool) Problem {
 
 // randomSPD returns a symmetric matrix with eigenvalues in [lo, hi].
 func randomSPD(rng *rand.Rand, d int, lo, hi float64) *mat.SymDense {
-	G := mat.NewDense(d, d, nil)
-	for i := 0; i < d; i++ {
-		for j := 0; j < d; j++ {
-			G.Set(i, j, rng.NormFloat64())
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(G)
-	var Q mat.Dense
-	qr.QTo(&Q)
+	Q := randOrth(rng, d)
 	H := mat.NewSymDense(d, nil)
 	for k := 0; k < d; k++ {
 		lam := lo + (hi-lo)*rng.Float64()

@@ -34,16 +34,7 @@ func krylovInstance(rng *rand.Rand, m int, kind string) (*mat.SymDense, []float6
 		lam[0], lam[1] = -1.2, -1.2 // a double smallest eigenvalue
 	}
 	// M = QΛQᵀ with Q a random orthogonal matrix (QR of a Gaussian).
-	G := mat.NewDense(m, m, nil)
-	for i := 0; i < m; i++ {
-		for j := 0; j < m; j++ {
-			G.Set(i, j, rng.NormFloat64())
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(G)
-	var Q mat.Dense
-	qr.QTo(&Q)
+	Q := randOrth(rng, m)
 	vt := make([]float64, m)
 	for i := range vt {
 		vt[i] = rng.NormFloat64() * 0.05
@@ -65,7 +56,7 @@ func krylovInstance(rng *rand.Rand, m int, kind string) (*mat.SymDense, []float6
 		}
 	}
 	v := make([]float64, m)
-	mat.NewVecDense(m, v).MulVec(&Q, mat.NewVecDense(m, vt))
+	mat.NewVecDense(m, v).MulVec(Q, mat.NewVecDense(m, vt))
 	return M, v, 0.5 + rng.Float64()
 }
 
