@@ -65,6 +65,9 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 		return nil, err
 	}
 	rn.model = mod // the deeper search's default asks it whether f is nonconvex at x
+	if res := rn.boxCertificate(x, mod); res != nil {
+		return res, nil // boxcert.go: no walk needed
+	}
 	if mod.M == nil {
 		mod.nrm = rn.operatorNorm(mod, len(x))
 	}

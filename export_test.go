@@ -26,6 +26,9 @@ func (o *Optimizer) countLagrangePrunes(n *int) { o.test.lagrangePruned = n }
 // brute-force tests of package houdini_test.
 func (o *Optimizer) UseLagrangeBound() { o.countLagrangePrunes(new(int)) }
 
+// setNoBoxCert turns the box certificate (boxcert.go) off, so that every escape walks.
+func (o *Optimizer) setNoBoxCert(on bool) { o.test.noBoxCert = on }
+
 // setReferenceEscape makes the walk examine every subset by its own EigenSym (the dense
 // FindInside backend) instead of from M's eigenbasis.
 func (o *Optimizer) setReferenceEscape(on bool) { o.test.referenceEscape = on }

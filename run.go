@@ -57,6 +57,8 @@ type testOptions struct {
 	// lagrangePruned, when set, turns the Lagrangian bound on (lagrange.go) and counts the
 	// subtrees only it pruned.
 	lagrangePruned *int
+	// noBoxCert turns the box certificate off (boxcert.go): every escape walks.
+	noBoxCert bool
 }
 
 // report sends a Progress report to Settings.Progress, if set.

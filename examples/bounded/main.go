@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -41,8 +42,20 @@ func run(args []string, w io.Writer) error {
 	timeout := fs.Duration("timeout", 120*time.Second, "wall-time budget per run (StatusCanceled); 0: none")
 	only := fs.String("only", "", "run only cases whose name contains this string")
 	seed := fs.Uint64("seed", 1, "Settings.Seed")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the houdini runs to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	peers, err := ReadPeers(scipyCSV)
 	if err != nil {
