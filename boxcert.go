@@ -17,8 +17,11 @@ import (
 // the escape walks: a certificate exactly where the walk would certify with no candidate
 // below −δ/3 to try on f, at the cost of one Cholesky factorization (Examined 1: the face
 // the forced bounds leave). Exact oracles and a dense model only; off on the test
-// switches that compare the walk against itself.
+// switches that compare the walk against itself. With no bound forced it sets
+// rn.modelAbove: the face is ℝᵈ and λ₁(M) ≥ −τ > −δ/r², which the deeper search's test
+// (nonconvex) need not look for with Lanczos.
 func (rn *run) boxCertificate(x []float64, mod *quadModel) *EscapeResult {
+	rn.modelAbove = false
 	if mod.M == nil || rn.ev.stochasticGrad() || rn.ev.smp != nil || rn.test.noPrune ||
 		rn.test.matrixFree || rn.test.noBoxCert {
 		return nil
@@ -31,6 +34,7 @@ func (rn *run) boxCertificate(x []float64, mod *quadModel) *EscapeResult {
 	if !ok {
 		return nil
 	}
+	rn.modelAbove = forced == 0 // Z is every coordinate: λ₁(M) ≥ −τ > −δ/r²
 	res := &EscapeResult{X: x, Examined: 1, Forced: forced, Complete: true, Certified: true, Confidence: 1,
 		CertifiedRadius: rn.r, Radius: rn.r, Method: MethodFull}
 	res.Active, res.KKTResidual = rn.c.activeSet(x, mod.v, rn.s.FeasTol)
@@ -143,29 +147,38 @@ func boxActive(c *Constraints, x []float64) (sigma []float64, ok bool) {
 
 // boxFace returns the coordinates Z that boxCertifies's rule does not force, in
 // increasing order, and the number it forces: j with a bound through x (σⱼ ≠ 0) and
-// μⱼ = −σⱼvⱼ > cⱼ.
+// μⱼ = −σⱼvⱼ > cⱼ. One pass over M's upper triangle.
 func boxFace(mod *quadModel, sigma []float64, r float64) (Z []int, forced int) {
 	d := len(sigma)
-	col := make([]float64, d)
+	inC := make([]bool, d)
 	for j := range d {
-		mu := -sigma[j] * mod.v[j]
-		if sigma[j] == 0 || !(mu > 0) {
-			Z = append(Z, j)
-			continue
+		inC[j] = sigma[j] != 0 && -sigma[j]*mod.v[j] >= 0
+	}
+	raw := mod.M.RawSymmetric()
+	at := func(i, k int) float64 { return raw.Data[i*raw.Stride+k] }
+	if raw.Uplo != blas.Upper {
+		at = mod.M.At
+	}
+	a2, b2 := make([]float64, d), make([]float64, d)
+	add := func(j, k int, m float64) { // Mⱼₖ into row j's aⱼ² or bⱼ²
+		if inC[k] {
+			b2[j] += math.Pow(math.Max(0, -sigma[j]*sigma[k]*m), 2)
+		} else {
+			a2[j] += m * m
 		}
-		mat.Col(col, j, mod.M)
-		a2, b2 := 0.0, 0.0
-		for k, m := range col {
-			switch {
-			case k == j:
-			case sigma[k] == 0 || -sigma[k]*mod.v[k] < 0: // k ∉ C
-				a2 += m * m
-			default:
-				b2 += math.Pow(math.Max(0, -sigma[j]*sigma[k]*m), 2)
+	}
+	for i := range d {
+		for k := i + 1; k < d; k++ {
+			if m := at(i, k); m != 0 {
+				add(i, k, m)
+				add(k, i, m)
 			}
 		}
-		cost := r*math.Sqrt(a2+b2) + 0.5*r*math.Max(0, -col[j])
-		if mu > cost*(1+boxCertTol) {
+	}
+	for j := range d {
+		mu := -sigma[j] * mod.v[j]
+		cost := r*math.Sqrt(a2[j]+b2[j]) + 0.5*r*math.Max(0, -at(j, j))
+		if inC[j] && mu > cost*(1+boxCertTol) {
 			forced++
 		} else {
 			Z = append(Z, j)

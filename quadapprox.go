@@ -259,25 +259,37 @@ func buildStochasticModel(x []float64, ev *evaluator, rng *rand.Rand, s *Setting
 // model NaN, and a NaN model admits no candidate, hence a false certificate).
 func fdHessian(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []float64) error) error {
 	d := len(x)
-	H := mat.NewDense(d, d, nil)
+	raw := M.RawSymmetric() // row i holds column i of the differences until symmetrized
 	xi := append([]float64(nil), x...)
-	gi := make([]float64, d)
 	for i := 0; i < d; i++ {
 		step := forwardStep(xi, x, i, theta)
+		gi := raw.Data[i*raw.Stride : i*raw.Stride+d]
 		if err := grad(gi, xi); err != nil {
 			return err
 		}
 		xi[i] = x[i]
-		for j := 0; j < d; j++ {
-			H.Set(j, i, (gi[j]-g[j])/step)
+		for j := range gi {
+			gi[j] = (gi[j] - g[j]) / step
 		}
 	}
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			M.SetSym(i, j, 0.5*(H.At(i, j)+H.At(j, i)))
-		}
-	}
+	symmetrizeUpper(raw.Data, raw.Stride, d)
 	return nil
+}
+
+// symmetrizeUpper sets the upper triangle of the d×d row-major a (stride s) to
+// ½(a + aᵀ) and its strict lower triangle to 0, in blocks that stay in cache.
+func symmetrizeUpper(a []float64, s, d int) {
+	const bs = 64
+	for I := 0; I < d; I += bs {
+		for J := I; J < d; J += bs {
+			for i := I; i < min(I+bs, d); i++ {
+				for j := max(J, i+1); j < min(J+bs, d); j++ {
+					a[i*s+j] = 0.5 * (a[i*s+j] + a[j*s+i])
+					a[j*s+i] = 0
+				}
+			}
+		}
+	}
 }
 
 // forwardStep sets xi[i] = x[i] + θ′ and returns the step taken, the floating-point

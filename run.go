@@ -27,6 +27,8 @@ type run struct {
 	search     *searchState    // Settings.Search's state, once a certificate started it
 	batch      int             // the stochastic descent's batch size, kept across its phases
 	model      *quadModel      // the last full escape's model
+	// modelAbove reports that the box certificate proved λ₁(model.M) > −δ/r² (boxcert.go)
+	modelAbove bool
 }
 
 // kktPoint is the active set at x with the least-squares KKT multipliers of an escape's

@@ -59,7 +59,7 @@ func (sr *searchState) pending() bool { return sr.best != nil && sr.best != sr.c
 // (HessVec or gradient calls), and false when one fails.
 func (rn *run) nonconvex() bool {
 	m := rn.model
-	if m == nil {
+	if m == nil || rn.modelAbove { // every Ritz value ≥ λ₁ > −δ/r² (boxCertificate)
 		return false
 	}
 	d := len(m.v)

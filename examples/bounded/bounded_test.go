@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -213,5 +214,20 @@ func TestRunPrintsPeers(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// BenchmarkBounded runs houdini on each case at d = 1000 once per iteration, for
+// profiles of the whole run (`go test -run '^$' -bench Bounded -cpuprofile …`).
+func BenchmarkBounded(b *testing.B) {
+	for _, c := range Cases(1000) {
+		b.Run(strings.ReplaceAll(c.Name, "/", "_"), func(b *testing.B) {
+			cfg := Config{Delta: 1e-6, Radius: 0.01, MaxSubsets: 4096, Timeout: 20 * time.Second, Seed: 1}
+			for b.Loop() {
+				if _, err := RunHoudini(context.Background(), c, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
