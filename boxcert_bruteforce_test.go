@@ -274,3 +274,38 @@ func TestFaceAboveAgainstEigen(t *testing.T) {
 }
 
 func pickF(rng *rand.Rand, xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
+
+// TestBandProduct: bandProduct's products agree with gonum's dense ones on random band
+// matrices, and it declines a band wider than d/8.
+func TestBandProduct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 7))
+	for trial := range 60 {
+		d := []int{16, 100, 400}[trial%3]
+		b := []int{0, 1, 3, d / 8, d / 4}[rng.IntN(5)]
+		M := mat.NewSymDense(d, nil)
+		for p := range d {
+			for q := p; q < d && q <= p+b; q++ {
+				M.SetSym(p, q, rng.NormFloat64())
+			}
+		}
+		mul := bandProduct(M)
+		if (mul != nil) != ((b+1)*8 <= d) {
+			t.Fatalf("d = %d, b = %d: banded %v", d, b, mul != nil)
+		}
+		if mul == nil {
+			continue
+		}
+		v, got := make([]float64, d), make([]float64, d)
+		for k := range v {
+			v[k] = rng.NormFloat64()
+		}
+		mul(got, v)
+		var want mat.VecDense
+		want.MulVec(M, mat.NewVecDense(d, v))
+		for k := range got {
+			if math.Abs(got[k]-want.AtVec(k)) > 1e-12*(1+math.Abs(want.AtVec(k))) {
+				t.Fatalf("d = %d, b = %d: (Mv)[%d] = %g, gonum %g", d, b, k, got[k], want.AtVec(k))
+			}
+		}
+	}
+}

@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
 )
 
 const (
@@ -55,15 +58,21 @@ func (sr *searchState) pending() bool { return sr.best != nil && sr.best != sr.c
 // nonconvex reports whether the last full escape's model M has a Ritz value below
 // −δ/r² after at most nonconvexSteps Lanczos steps from a random start (an upper bound on
 // λmin(M), so a true report is a proof about the model). It costs O(nonconvexSteps·d²)
-// and no oracle call; for a matrix-free model (MatrixFreeDim) nonconvexSteps products
-// (HessVec or gradient calls), and false when one fails.
+// (O(nonconvexSteps·d·b) on a band of b, bandProduct) and no oracle call; for a
+// matrix-free model (MatrixFreeDim) nonconvexSteps products (HessVec or gradient calls),
+// and false when one fails.
 func (rn *run) nonconvex() bool {
 	m := rn.model
 	if m == nil || rn.modelAbove { // every Ritz value ≥ λ₁ > −δ/r² (boxCertificate)
 		return false
 	}
 	d := len(m.v)
+	band := bandProduct(m.M)
 	hv := func(dst, v []float64) error {
+		if band != nil {
+			band(dst, v)
+			return nil
+		}
 		m.mul(dst, v)
 		return m.err
 	}
@@ -74,6 +83,42 @@ func (rn *run) nonconvex() bool {
 	}
 	theta, u, err := lanczosMin(hv, func(v []float64) []float64 { return append([]float64(nil), v...) }, z, min(d, nonconvexSteps), nil)
 	return err == nil && u != nil && theta < -rn.s.Delta/(rn.r*rn.r)
+}
+
+// bandProduct returns v ↦ Mv computed on M's band, O(d·b) a product, when M's nonzeros
+// lie within b ≤ d/8 of the diagonal (a finite-difference model of a function whose
+// gradient entries each depend on a few nearby coordinates); nil for a denser or nil M.
+// Finding b reads the upper triangle once.
+func bandProduct(M *mat.SymDense) func(dst, v []float64) {
+	if M == nil {
+		return nil
+	}
+	raw := M.RawSymmetric()
+	d := M.SymmetricDim()
+	if raw.Uplo != blas.Upper {
+		return nil
+	}
+	b := 0
+	for i := range d {
+		for k := d - 1; k > i+b; k-- {
+			if raw.Data[i*raw.Stride+k] != 0 {
+				b = k - i
+				break
+			}
+		}
+		if (b+1)*8 > d {
+			return nil
+		}
+	}
+	return func(dst, v []float64) {
+		for i := range d {
+			sum := 0.0
+			for k := max(0, i-b); k <= min(d-1, i+b); k++ {
+				sum += raw.Data[min(i, k)*raw.Stride+max(i, k)] * v[k]
+			}
+			dst[i] = sum
+		}
+	}
 }
 
 // searchStep is called where an escape has certified the run's point x (and Purify, if
