@@ -165,8 +165,9 @@ func TestBoxCertifiesAgainstBruteForce(t *testing.T) {
 }
 
 // TestBoxCertificateEscapeAgainstWalk: escapes with the exact Hessian on the same
-// instances, δ set so that the exhaustive minimum is −δ/5 to −2δ: no certificate where
-// the minimum is below −δ/2, and wherever the box certificate decides, the walk (box
+// instances and at copies translated by 10⁶ and −10⁸ with f rescaled by 2^±20, δ set so
+// that the exhaustive minimum is −δ/5 to −2δ: no certificate where the minimum (of the
+// untranslated instance) is below −δ/2, and wherever the box certificate decides, the walk (box
 // certificate off) certifies too and finds no move.
 func TestBoxCertificateEscapeAgainstWalk(t *testing.T) {
 	n := 3000
@@ -184,6 +185,12 @@ func TestBoxCertificateEscapeAgainstWalk(t *testing.T) {
 			cert, box := boxEscape(t, in, delta, false)
 			if cert && truth < -delta/2-1e-9*boxScale(in) {
 				t.Errorf("%s, δ = %g: false certificate: the model reaches %g < −δ/2", in.Name, delta, truth)
+			}
+			for ci, sc := range []float64{0x1p20, 0x1p-20} { // translated and rescaled copies
+				cp := in.Transform([]float64{1e6, -1e8}[ci], 1, sc)
+				if c, _ := boxEscape(t, cp, sc*delta, false); c && truth < -delta/2-1e-9*boxScale(in) {
+					t.Errorf("%s, δ = %g: false certificate: the model reaches %g < −δ/2", cp.Name, delta, truth)
+				}
 			}
 			if !box {
 				continue
