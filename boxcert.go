@@ -21,7 +21,7 @@ import (
 // rn.modelAbove: the face is ℝᵈ and λ₁(M) ≥ −τ > −δ/r², which the deeper search's test
 // (nonconvex) need not look for with Lanczos.
 func (rn *run) boxCertificate(x []float64, mod *quadModel) *EscapeResult {
-	rn.modelAbove = false
+	rn.modelAbove, rn.modelBand = false, -1
 	if mod.M == nil || rn.ev.stochasticGrad() || rn.ev.smp != nil || rn.test.noPrune ||
 		rn.test.matrixFree || rn.test.noBoxCert {
 		return nil
@@ -30,7 +30,8 @@ func (rn *run) boxCertificate(x []float64, mod *quadModel) *EscapeResult {
 	if !(eta < rn.s.Delta/6) {
 		return nil
 	}
-	ok, forced := boxCertifies(rn.c, x, mod, rn.r, rn.s.Delta/3-eta)
+	ok, forced, band := boxCertifies(rn.c, x, mod, rn.r, rn.s.Delta/3-eta)
+	rn.modelBand = band
 	if !ok {
 		return nil
 	}
@@ -47,7 +48,8 @@ const boxCertTol = 1e-6
 
 // boxCertifies reports whether the model mod (dense M) at x proves, without a walk, that
 // every h with x + h in the box S and ‖h‖ ≤ r has q(h) = vᵀh + ½hᵀMh ≥ −limit; forced
-// counts the bounds the proof holds. It answers false, and the escape walks, when S has
+// counts the bounds the proof holds, and band ≥ 0, when found, is M's band (Mᵢₖ = 0 for
+// |i − k| > band). It answers false, and the escape walks, when S has
 // a constraint other than a bound or a coordinate row ±eⱼ ≤ b (a general row, an
 // equality, a fixed coordinate), when x violates a bound within the tolerance, or when
 // the test below fails. It never errs on the unsafe side: false costs time, never a
@@ -93,15 +95,16 @@ const boxCertTol = 1e-6
 // (with limit = δ/3 − η the walk's pool would stay empty and it would certify; fullEscape).
 // Cost: O(|C|·d) for the forced bounds, O(|Z|²) to find M_ZZ's band b, and O(|Z|·b²) for a
 // banded factorization or O(|Z|³/3) for gonum's dense one, no oracle call.
-func boxCertifies(c *Constraints, x []float64, mod *quadModel, r, limit float64) (ok bool, forced int) {
+func boxCertifies(c *Constraints, x []float64, mod *quadModel, r, limit float64) (ok bool, forced, band int) {
+	band = -1
 	if mod.M == nil || !(limit > 0) {
-		return false, 0
+		return false, 0, band
 	}
 	sigma, ok := boxActive(c, x)
 	if !ok {
-		return false, 0
+		return false, 0, band
 	}
-	Z, forced := boxFace(mod, sigma, r)
+	Z, forced, band := boxFace(mod, sigma, r)
 	nw := 0.0 // ‖w‖: the gradient on Z \ C
 	for _, j := range Z {
 		if sigma[j] == 0 || -sigma[j]*mod.v[j] < 0 {
@@ -110,13 +113,13 @@ func boxCertifies(c *Constraints, x []float64, mod *quadModel, r, limit float64)
 	}
 	budget := limit - math.Sqrt(nw)*r*(1+boxCertTol)
 	if !(budget > 0) {
-		return false, forced
+		return false, forced, band
 	}
 	if len(Z) == 0 {
-		return true, forced
+		return true, forced, band
 	}
 	tau := 2 * budget / (r * r) * (1 - boxCertTol)
-	return faceAbove(mod.M, Z, tau), forced
+	return faceAbove(mod.M, Z, band, tau), forced, band
 }
 
 // boxActive returns, for the box S (every constraint a bound or a coordinate row, none
@@ -147,8 +150,9 @@ func boxActive(c *Constraints, x []float64) (sigma []float64, ok bool) {
 
 // boxFace returns the coordinates Z that boxCertifies's rule does not force, in
 // increasing order, and the number it forces: j with a bound through x (σⱼ ≠ 0) and
-// μⱼ = −σⱼvⱼ > cⱼ. One pass over M's upper triangle.
-func boxFace(mod *quadModel, sigma []float64, r float64) (Z []int, forced int) {
+// μⱼ = −σⱼvⱼ > cⱼ, and M's band: Mᵢₖ = 0 for |i − k| > band. One pass over M's upper
+// triangle.
+func boxFace(mod *quadModel, sigma []float64, r float64) (Z []int, forced, band int) {
 	d := len(sigma)
 	inC := make([]bool, d)
 	for j := range d {
@@ -162,7 +166,8 @@ func boxFace(mod *quadModel, sigma []float64, r float64) (Z []int, forced int) {
 	a2, b2 := make([]float64, d), make([]float64, d)
 	add := func(j, k int, m float64) { // Mⱼₖ into row j's aⱼ² or bⱼ²
 		if inC[k] {
-			b2[j] += math.Pow(math.Max(0, -sigma[j]*sigma[k]*m), 2)
+			t := math.Max(0, -sigma[j]*sigma[k]*m)
+			b2[j] += t * t
 		} else {
 			a2[j] += m * m
 		}
@@ -172,6 +177,7 @@ func boxFace(mod *quadModel, sigma []float64, r float64) (Z []int, forced int) {
 			if m := at(i, k); m != 0 {
 				add(i, k, m)
 				add(k, i, m)
+				band = max(band, k-i)
 			}
 		}
 	}
@@ -184,30 +190,25 @@ func boxFace(mod *quadModel, sigma []float64, r float64) (Z []int, forced int) {
 			Z = append(Z, j)
 		}
 	}
-	return Z, forced
+	return Z, forced, band
 }
 
 // faceAbove reports whether a Cholesky factorization proves M_ZZ + τI ⪰ 0
-// (boxCertifies): of M_ZZ + (τ − e)I, banded where M_ZZ's nonzeros lie within a narrow
-// band (a finite-difference model of a function whose gradient entries each depend on a
-// few coordinates stores exact zeros elsewhere), dense (gonum) otherwise.
-func faceAbove(M *mat.SymDense, Z []int, tau float64) bool {
+// (boxCertifies), given that Mᵢₖ = 0 for |i − k| > band: of M_ZZ + (τ − e)I, banded where
+// the band is narrow (a finite-difference model of a function whose gradient entries each
+// depend on a few nearby coordinates stores exact zeros elsewhere), dense (gonum)
+// otherwise.
+func faceAbove(M *mat.SymDense, Z []int, band int, tau float64) bool {
 	raw := M.RawSymmetric() // upper triangle: (i, j), i ≤ j, at Data[i·Stride + j]
 	at := func(p, q int) float64 { return raw.Data[Z[p]*raw.Stride+Z[q]] }
 	if raw.Uplo != blas.Upper {
 		at = func(p, q int) float64 { return M.At(Z[p], Z[q]) }
 	}
 	n := len(Z)
-	b := 0 // the band: Aₚq = 0 for |p − q| > b (positions in Z)
+	b := min(band, n-1) // Aₚq = 0 for |p − q| > b: |p − q| ≤ |Z[p] − Z[q]|
 	trace := 0.0
 	for p := range n {
 		trace += at(p, p)
-		for q := n - 1; q > p+b; q-- {
-			if at(p, q) != 0 {
-				b = q - p
-				break
-			}
-		}
 	}
 	m := n
 	if banded := (b+1)*(b+1)*bandRatio <= n*n; banded {

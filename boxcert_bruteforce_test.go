@@ -142,7 +142,7 @@ func TestBoxCertifiesAgainstBruteForce(t *testing.T) {
 			for ci, cp := range copies {
 				scale := []float64{1, 0x1p20, 0x1p-20}[ci]
 				mod, c := boxModel(t, cp)
-				ok, _ := boxCertifies(c, cp.X, mod, cp.R, limit*scale)
+				ok, _, _ := boxCertifies(c, cp.X, mod, cp.R, limit*scale)
 				if !ok {
 					continue
 				}
@@ -272,7 +272,7 @@ func TestFaceAboveAgainstEigen(t *testing.T) {
 		for p := range n {
 			M.SetSym(p, p, M.At(p, p)-lam1-c*tau)
 		}
-		if got := faceAbove(M, Z, tau); (got && c > 1) || (!got && c < 0.9999) {
+		if got := faceAbove(M, Z, b, tau); (got && c > 1) || (!got && c < 0.9999) {
 			t.Errorf("n = %d, b = %d, |Z| = %d: λ₁ = −%g·τ, τ = %g: faceAbove %v", n, b, len(Z), c, tau, got)
 		}
 		checked++
@@ -295,7 +295,7 @@ func TestBandProduct(t *testing.T) {
 				M.SetSym(p, q, rng.NormFloat64())
 			}
 		}
-		mul := bandProduct(M)
+		mul := bandProduct(M, []int{-1, b}[trial%2])
 		if (mul != nil) != ((b+1)*8 <= d) {
 			t.Fatalf("d = %d, b = %d: banded %v", d, b, mul != nil)
 		}

@@ -175,7 +175,7 @@ func (o *Optimizer) Minimize(ctx context.Context, x0 []float64) (*Result, error)
 // none).
 func (o *Optimizer) newRun(ctx context.Context, maxGrad int) *run {
 	return &run{p: o.p, c: o.c, s: &o.s, r: o.s.Radius, ev: newEvaluator(ctx, o.p, &o.s, maxGrad),
-		rng: newRand(o.s.Seed), test: o.test}
+		rng: newRand(o.s.Seed), test: o.test, modelBand: -1}
 }
 
 // Minimize runs HOUDINI on p over c from x0; see Optimizer.Minimize.

@@ -29,6 +29,8 @@ type run struct {
 	model      *quadModel      // the last full escape's model
 	// modelAbove reports that the box certificate proved λ₁(model.M) > −δ/r² (boxcert.go)
 	modelAbove bool
+	// modelBand ≥ 0 is model.M's band when the box certificate found it, else −1
+	modelBand int
 }
 
 // kktPoint is the active set at x with the least-squares KKT multipliers of an escape's

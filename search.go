@@ -67,7 +67,7 @@ func (rn *run) nonconvex() bool {
 		return false
 	}
 	d := len(m.v)
-	band := bandProduct(m.M)
+	band := bandProduct(m.M, rn.modelBand)
 	hv := func(dst, v []float64) error {
 		if band != nil {
 			band(dst, v)
@@ -88,18 +88,19 @@ func (rn *run) nonconvex() bool {
 // bandProduct returns v ↦ Mv computed on M's band, O(d·b) a product, when M's nonzeros
 // lie within b ≤ d/8 of the diagonal (a finite-difference model of a function whose
 // gradient entries each depend on a few nearby coordinates); nil for a denser or nil M.
-// Finding b reads the upper triangle once.
-func bandProduct(M *mat.SymDense) func(dst, v []float64) {
+// b is known ≥ 0 (the box certificate's, boxcert.go), or −1: then finding it reads the
+// upper triangle once.
+func bandProduct(M *mat.SymDense, known int) func(dst, v []float64) {
 	if M == nil {
 		return nil
 	}
 	raw := M.RawSymmetric()
 	d := M.SymmetricDim()
-	if raw.Uplo != blas.Upper {
+	if raw.Uplo != blas.Upper || (known >= 0 && (known+1)*8 > d) {
 		return nil
 	}
-	b := 0
-	for i := range d {
+	b := max(known, 0)
+	for i := 0; i < d && known < 0; i++ {
 		for k := d - 1; k > i+b; k-- {
 			if raw.Data[i*raw.Stride+k] != 0 {
 				b = k - i
