@@ -49,10 +49,10 @@ const boxCertTol = 1e-6
 // boxCertifies reports whether the model mod (dense M) at x proves, without a walk, that
 // every h with x + h in the box S and ‖h‖ ≤ r has q(h) = vᵀh + ½hᵀMh ≥ −limit; forced
 // counts the bounds the proof holds, and band ≥ 0, when found, is M's band (Mᵢₖ = 0 for
-// |i − k| > band). It answers false, and the escape walks, when S has
-// a constraint other than a bound or a coordinate row ±eⱼ ≤ b (a general row, an
-// equality, a fixed coordinate), when x violates a bound within the tolerance, or when
-// the test below fails. It never errs on the unsafe side: false costs time, never a
+// |i − k| > band; −1 otherwise). It answers false, and the escape walks, when S has a
+// constraint other than a bound or a coordinate row ±eⱼ ≤ b (a general row, an equality,
+// a fixed coordinate), when x violates a bound within the tolerance, or when the test
+// below fails. It never errs on the unsafe side: false costs time, never a
 // certificate.
 //
 // The test. Let the offsets h satisfy the box relaxed by each slack's rounding bound
@@ -93,8 +93,8 @@ const boxCertTol = 1e-6
 // which M is positive semidefinite up to about limit/r², with a projected gradient below
 // about limit/r — it replaces the walk, whose candidates would all lie above −limit
 // (with limit = δ/3 − η the walk's pool would stay empty and it would certify; fullEscape).
-// Cost: O(|C|·d) for the forced bounds, O(|Z|²) to find M_ZZ's band b, and O(|Z|·b²) for a
-// banded factorization or O(|Z|³/3) for gonum's dense one, no oracle call.
+// Cost: one pass over M's upper triangle (the costs cⱼ and M's band b), and O(|Z|·b²) for
+// a banded factorization or O(|Z|³/3) for gonum's dense one; no oracle call.
 func boxCertifies(c *Constraints, x []float64, mod *quadModel, r, limit float64) (ok bool, forced, band int) {
 	band = -1
 	if mod.M == nil || !(limit > 0) {
