@@ -51,7 +51,7 @@ func (w *walk) newCircuitRule(fr forcedFrame, E []int) *circuitRule {
 	}
 	cr := &circuitRule{w: w, fr: fr, sigma: make([]float64, d), bounds: make([][]int, d)}
 	if w.base == 1 {
-		cr.c = w.basis[0]
+		cr.c = w.basisVec(0)
 	}
 	inE := make(map[int]bool, len(E))
 	for _, i := range E {

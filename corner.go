@@ -107,8 +107,8 @@ func newCornerExaminer(w *walk, ev *evaluator, rng *rand.Rand, s *Settings, base
 	}
 }
 
-func (w *cornerExaminer) pushed([]float64, float64) {}
-func (w *cornerExaminer) popped()                   {}
+func (w *cornerExaminer) pushed(*walk, float64) {}
+func (w *cornerExaminer) popped()               {}
 
 // fail records an oracle error and stops the walk.
 func (w *cornerExaminer) fail(err error) {
@@ -119,12 +119,7 @@ func (w *cornerExaminer) fail(err error) {
 // project replaces v by its projection onto the directions of the held rows' affine set,
 // v − Σ uⱼ(uⱼ·v) over the orthonormal basis: O(d·t).
 func (w *cornerExaminer) project(v []float64) {
-	for _, b := range w.w.basis {
-		c := dot(b, v)
-		for j := range v {
-			v[j] -= c * b[j]
-		}
-	}
+	w.w.basis.projectOnce(v)
 }
 
 // examine tries, for the held rows, the cheap candidates p and the projected gradient

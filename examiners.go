@@ -23,8 +23,8 @@ func newReferenceExaminer(mod *quadModel) *referenceExaminer {
 	return &referenceExaminer{mod: mod, mh: make([]float64, len(mod.v))}
 }
 
-func (r *referenceExaminer) pushed([]float64, float64) {}
-func (r *referenceExaminer) popped()                   {}
+func (r *referenceExaminer) pushed(*walk, float64) {}
+func (r *referenceExaminer) popped()               {}
 
 func (r *referenceExaminer) examine(w *walk) float64 {
 	d := len(w.x)
@@ -86,7 +86,7 @@ func (r *referenceExaminer) subproblem(w *walk, g []float64) (Ms *mat.SymDense, 
 			return X
 		}
 	}
-	sp := newSubspace(w.basis, d)
+	sp := newSubspace(w.basis.dense(d), d)
 	return sp.project(M), sp.coords(g), func(p, y []float64) []float64 {
 		X := append([]float64(nil), p...)
 		oy := sp.point(y)
@@ -134,15 +134,15 @@ type eigenExaminer struct {
 // when no eigenbasis can be made (the base set is a point, the eigensolver fails, or the
 // walk's context is done: the walk then stops at its first subset).
 func newEigenExaminer(w *walk, ref *referenceExaminer) *eigenExaminer {
-	eb := newEigenbasis(w.ctx, w.mod.M, w.mod.v, w.offset(), w.basis)
+	eb := newEigenbasis(w.ctx, w.mod.M, w.mod.v, w.offset(), w.basis.dense(len(w.x)))
 	if eb == nil {
 		return nil
 	}
 	return &eigenExaminer{eb: eb, depth: len(w.rows), ref: ref}
 }
 
-func (e *eigenExaminer) pushed(u []float64, tau float64) { e.eb.push(u, tau) }
-func (e *eigenExaminer) popped()                         { e.eb.pop() }
+func (e *eigenExaminer) pushed(w *walk, tau float64) { e.eb.push(w.basisVec(len(w.rows)-1), tau) }
+func (e *eigenExaminer) popped()                     { e.eb.pop() }
 
 func (e *eigenExaminer) examine(w *walk) float64 {
 	t, tt := len(w.rows), len(w.rows)-e.depth

@@ -2,6 +2,7 @@ package houdini
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -38,41 +39,167 @@ func unitOrthogonal(a []float64, basis [][]float64) (u []float64, ok bool) {
 	return u, true
 }
 
-// disjoint reports whether every basis vector is 0 at coordinate j.
-func disjoint(basis [][]float64, j int) bool {
-	for _, b := range basis {
-		if b[j] != 0 {
-			return false
+// heldBasis is an orthonormal basis of the normals of the rows an affine stack holds, in
+// the order they were held. A bound row ±eⱼ held where no vector of the basis touches
+// coordinate j is its own unit component (Gram–Schmidt would find every coefficient 0)
+// and is kept as its coordinate alone: at a vertex of a box of d = 10⁵ the stack then
+// holds its bounds in O(d) memory instead of d vectors of d. Every general vector is 0 at
+// every held coordinate (it was orthogonalized against those held before it, and a
+// coordinate is held only where the vectors before it vanish), so projecting off the
+// coordinates and off the general vectors commute, and the basis gives bit for bit the
+// Gram–Schmidt of the materialized rows.
+type heldBasis struct {
+	vecs  [][]float64 // the unit vector of a general entry, nil for a coordinate entry
+	coord []int       // the coordinate j of a coordinate entry, −1 for a general one
+	sign  []float64   // the sign of a coordinate entry's ±eⱼ
+	gen   []int       // the general entries, in order
+	at    []int32     // at[j] = 1 + the entry holding coordinate j, 0 for none (d long once used)
+}
+
+// size returns the number of entries.
+func (b *heldBasis) size() int { return len(b.coord) }
+
+// isCoord returns the coordinate j and sign of entry k when it is a coordinate entry, or
+// j = −1.
+func (b *heldBasis) isCoord(k int) (j int, sign float64) { return b.coord[k], b.sign[k] }
+
+// heldAt returns the entry holding coordinate j, or −1.
+func (b *heldBasis) heldAt(j int) int {
+	if b.at == nil {
+		return -1
+	}
+	return int(b.at[j]) - 1
+}
+
+// touches reports whether coordinate j is held or some general vector is nonzero there.
+func (b *heldBasis) touches(j int) bool {
+	if b.heldAt(j) >= 0 {
+		return true
+	}
+	for _, k := range b.gen {
+		if b.vecs[k][j] != 0 {
+			return true
 		}
 	}
-	return true
+	return false
+}
+
+// push appends an entry: the general unit vector u, or, with u nil, the coordinate
+// vector sign·eⱼ of a d-dimensional space.
+func (b *heldBasis) push(u []float64, j int, sign float64, d int) {
+	if u == nil {
+		if b.at == nil {
+			b.at = make([]int32, d)
+		}
+		b.at[j] = int32(len(b.coord) + 1)
+	} else {
+		j, sign = -1, 0
+		b.gen = append(b.gen, len(b.coord))
+	}
+	b.vecs = append(b.vecs, u)
+	b.coord = append(b.coord, j)
+	b.sign = append(b.sign, sign)
+}
+
+// pop removes the last entry.
+func (b *heldBasis) pop() {
+	t := len(b.coord) - 1
+	if j := b.coord[t]; j >= 0 {
+		b.at[j] = 0
+	} else {
+		b.gen = b.gen[:len(b.gen)-1]
+	}
+	b.vecs, b.coord, b.sign = b.vecs[:t], b.coord[:t], b.sign[:t]
+}
+
+// project removes from v, in place, its components along the basis (two passes of
+// Gram–Schmidt over the general vectors, as orthogonalize does, and the held coordinates
+// set to 0).
+func (b *heldBasis) project(v []float64) {
+	for pass := 0; pass < 2; pass++ {
+		for _, k := range b.gen {
+			u := b.vecs[k]
+			c := dot(u, v)
+			for j := range v {
+				v[j] -= c * u[j]
+			}
+		}
+	}
+	if b.at == nil {
+		return
+	}
+	for _, j := range b.coord {
+		if j >= 0 {
+			v[j] = 0
+		}
+	}
+}
+
+// projectOnce removes from v, in place, its components along the basis by one pass of
+// Gram–Schmidt in the entries' order (a coordinate entry sets its coordinate to 0).
+func (b *heldBasis) projectOnce(v []float64) {
+	for k, u := range b.vecs {
+		if j := b.coord[k]; j >= 0 {
+			v[j] = 0
+			continue
+		}
+		c := dot(u, v)
+		for m := range v {
+			v[m] -= c * u[m]
+		}
+	}
+}
+
+// vec returns entry k as a d-vector (a new one for a coordinate entry).
+func (b *heldBasis) vec(k, d int) []float64 {
+	if b.coord[k] < 0 {
+		return b.vecs[k]
+	}
+	u := make([]float64, d)
+	u[b.coord[k]] = b.sign[k]
+	return u
+}
+
+// dense returns every entry as a d-vector, for the examiners of dense models (d below
+// MatrixFreeDim), which work with the basis as vectors.
+func (b *heldBasis) dense(d int) [][]float64 {
+	out := make([][]float64, b.size())
+	for k := range out {
+		out[k] = b.vec(k, d)
+	}
+	return out
 }
 
 // affineStep is one Gram–Schmidt step of an affine stack: for p on the affine set of
-// rows whose directions' normal space has the orthonormal basis, it returns the unit
-// component u of âᵢ orthogonal to basis and τ = (b̂ᵢ − âᵢ·p)/(âᵢ·u), so that p + τu is the
-// projection of p onto the smaller affine set that also holds row i. ok is false when
-// row i is dependent on basis.
-func (c *Constraints) affineStep(i int, p []float64, basis [][]float64) (u []float64, tau float64, ok bool) {
+// the rows the basis holds, it returns the unit component u of âᵢ orthogonal to them
+// (nil with j ≥ 0 when it is the bound row's own ±eⱼ, held as a coordinate) and
+// τ = (b̂ᵢ − âᵢ·p)/(âᵢ·u), so that p + τu is the projection of p onto the smaller affine
+// set that also holds row i. ok is false when row i is dependent on the basis.
+func (c *Constraints) affineStep(i int, p []float64, basis *heldBasis) (u []float64, j int, tau float64, ok bool) {
 	return c.affineStepSlack(i, c.slack(i, p), basis)
 }
 
 // affineStepSlack is affineStep for a point given by its slack on row i, as the subset
 // walk has it in offsets from x (its slacks are offsets, not b̂ᵢ − âᵢ·p): τ = slack/(âᵢ·u).
-func (c *Constraints) affineStepSlack(i int, slack float64, basis [][]float64) (u []float64, tau float64, ok bool) {
-	a := c.row(i)
-	if j := c.boundCoord(i); j >= 0 && disjoint(basis, j) {
+func (c *Constraints) affineStepSlack(i int, slack float64, basis *heldBasis) (u []float64, j int, tau float64, ok bool) {
+	if j = c.boundCoord(i); j >= 0 && !basis.touches(j) {
 		// A coordinate row ±eⱼ that no basis vector touches is its own unit component,
-		// as Gram–Schmidt would find at O(t·d) (every coefficient is 0): O(t) here, which
-		// at a vertex of a box of d = 10⁴ holding thousands of bounds is the difference
-		// between seconds and minutes.
-		return a, slack / dot(a, a), true
+		// as Gram–Schmidt would find at O(t·d) (every coefficient is 0): O(#general) here
+		// and no vector, which at a vertex of a box of d = 10⁴ holding thousands of bounds
+		// is the difference between seconds and minutes, and megabytes and gigabytes.
+		return nil, j, slack, true
 	}
-	u, ok = unitOrthogonal(a, basis)
-	if !ok {
-		return nil, 0, false
+	a := c.row(i)
+	u = slices.Clone(a)
+	basis.project(u)
+	nu := norm(u)
+	if nu < rankTol {
+		return nil, -1, 0, false
 	}
-	return u, slack / dot(a, u), true
+	for m := range u {
+		u[m] /= nu
+	}
+	return u, -1, slack / dot(a, u), true
 }
 
 // projectAffine returns the projection of z onto the intersection of the hyperplanes of
@@ -87,16 +214,22 @@ func (c *Constraints) projectAffine(z []float64, rows []int) []float64 {
 // offsets: slack(i, h) = sᵢ − âᵢ·h).
 func (c *Constraints) projectSlack(z []float64, rows []int, slack func(i int, p []float64) float64) []float64 {
 	p := append([]float64(nil), z...)
-	var basis [][]float64
+	var basis heldBasis
 	for _, i := range rows {
-		u, tau, ok := c.affineStepSlack(i, slack(i, p), basis)
+		u, j, tau, ok := c.affineStepSlack(i, slack(i, p), &basis)
 		if !ok {
 			continue
 		}
-		for j := range p {
-			p[j] += tau * u[j]
+		sign := 0.0
+		if u == nil {
+			sign = c.coordSign(i)
+			p[j] += tau * sign
+		} else {
+			for m := range p {
+				p[m] += tau * u[m]
+			}
 		}
-		basis = append(basis, u)
+		basis.push(u, j, sign, len(p))
 	}
 	return p
 }

@@ -192,7 +192,13 @@ func (w *walk) forcedFrame(held []int) (fr forcedFrame, ok bool) {
 // frame, in held's order.
 func (w *walk) forcedKeep(held []int, fr forcedFrame) []int {
 	f, d := len(held), len(w.x)
-	U := w.basis[w.base : w.base+f]
+	if w.heldAsCoords(f) {
+		return w.forcedKeepCoords(held, fr)
+	}
+	U := make([][]float64, f)
+	for k := range U {
+		U[k] = w.basisVec(w.base + k)
+	}
 	X := lowerInverse(w.c, held, U)
 	fail := make([]bool, f)
 	for i := range f { // (a): G⁻¹ = XᵀX ≥ 0 in row i
@@ -215,9 +221,19 @@ func (w *walk) forcedKeep(held []int, fr forcedFrame) []int {
 	}
 	w.forcedSigns(held, D, fr, fail)
 	costs := w.forcedCosts(D, fr.rho, fail)
-	cr := w.newCircuitRule(fr, held)
+	mu := make([]float64, f)
 	for i := range f {
-		fail[i] = fail[i] || !(-dot(fr.v, D[i]) > costs[i])
+		mu[i] = -dot(fr.v, D[i])
+	}
+	return w.forcedDecide(held, fr, mu, costs, fail)
+}
+
+// forcedDecide applies condition (c) of holdForcedRows, μᵢ > cᵢ, and for the rows that
+// fail it the circuit rule, and returns the held rows kept, in held's order.
+func (w *walk) forcedDecide(held []int, fr forcedFrame, mu, costs []float64, fail []bool) []int {
+	cr := w.newCircuitRule(fr, held)
+	for i := range held {
+		fail[i] = fail[i] || !(mu[i] > costs[i])
 		if fail[i] && cr != nil && w.c.boundCoord(held[i]) >= 0 {
 			fail[i] = !cr.forced(held[i]) // circuits.go
 			if !fail[i] {
@@ -270,20 +286,10 @@ func (w *walk) forcedSigns(held []int, D [][]float64, fr forcedFrame, fail []boo
 	for _, i := range held {
 		in[i] = true
 	}
+	eqs := w.equalityNormals()
 	for _, l := range w.near {
-		if in[l] || w.followsHeld(l, in) {
+		if in[l] || w.followsHeld(l, in) || w.holdsOnDisc(l, fr, eqs) {
 			continue
-		}
-		sl := w.s[l]
-		if fr.pF != nil {
-			sl = w.slack(l, fr.pF)
-		}
-		pa2 := 1.0 // ‖P_N âₗ‖²
-		for k := 0; k < w.base; k++ {
-			pa2 -= math.Pow(w.c.dotRow(l, w.basis[k]), 2)
-		}
-		if math.Sqrt(math.Max(0, pa2))*fr.rho*(1+1e-9) <= sl {
-			continue // l holds on the whole disc
 		}
 		for i := range held {
 			if !fail[i] && w.c.dotRow(l, D[i]) > orthoTol*norm(D[i]) {
@@ -291,6 +297,30 @@ func (w *walk) forcedSigns(held []int, D [][]float64, fr forcedFrame, fail []boo
 			}
 		}
 	}
+}
+
+// equalityNormals returns the orthonormal basis of the equalities' normals (the stack's
+// first base entries) as vectors.
+func (w *walk) equalityNormals() [][]float64 {
+	eqs := make([][]float64, w.base)
+	for k := range eqs {
+		eqs[k] = w.basisVec(k)
+	}
+	return eqs
+}
+
+// holdsOnDisc reports whether near row l holds on the whole disc of the frame,
+// ‖P_N âₗ‖·ρ ≤ its offset in the frame, eqs the equalities' normals (equalityNormals).
+func (w *walk) holdsOnDisc(l int, fr forcedFrame, eqs [][]float64) bool {
+	sl := w.s[l]
+	if fr.pF != nil {
+		sl = w.slack(l, fr.pF)
+	}
+	pa2 := 1.0 // ‖P_N âₗ‖²
+	for _, b := range eqs {
+		pa2 -= math.Pow(w.c.dotRow(l, b), 2)
+	}
+	return math.Sqrt(math.Max(0, pa2))*fr.rho*(1+1e-9) <= sl
 }
 
 // followsHeld reports whether near row l is parallel, with the same orientation, to a
@@ -309,8 +339,12 @@ func (w *walk) followsHeld(l int, in map[int]bool) bool {
 // inSw reports whether the offset h satisfies every inequality within r of S_w but those
 // held (h lies on their hyperplanes and on the equalities', up to rounding).
 func (w *walk) inSw(h []float64, held []int) bool {
+	in := make(map[int]bool, len(held))
+	for _, i := range held {
+		in[i] = true
+	}
 	for _, l := range w.close {
-		if w.c.isCovered(l) || slices.Contains(held, l) {
+		if w.c.isCovered(l) || in[l] {
 			continue
 		}
 		if w.slack(l, h) < 0 {
@@ -394,11 +428,123 @@ func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool) []float64 {
 			}
 		}
 		for k := 0; k < w.base; k++ { // P_N: off the equalities' normals
-			axpy(Md, -dot(w.basis[k], Md), w.basis[k])
+			b := w.basisVec(k)
+			axpy(Md, -dot(b, Md), b)
 		}
 		pn := norm(Md)
 		for k := w.base; k < w.base+f; k++ { // P_Z: off F's directions too
-			axpy(Md, -dot(w.basis[k], Md), w.basis[k])
+			b := w.basisVec(k)
+			axpy(Md, -dot(b, Md), b)
+		}
+		costs[i] = rho*math.Min(pn, norm(Md)+math.Sqrt(neg)) + curv
+	}
+	return costs
+}
+
+// heldAsCoords reports whether the f rows held above the equalities are all bounds held
+// as coordinates (heldBasis), the case of a vertex of a box.
+func (w *walk) heldAsCoords(f int) bool {
+	for k := w.base; k < w.base+f; k++ {
+		if j, _ := w.basis.isCoord(k); j < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// forcedKeepCoords is forcedKeep where every held row is a bound held as its coordinate:
+// then uₖ = âₖ = σₖe_{jₖ}, R = I and G⁻¹ = I, so condition (a) holds, dᵢ = âᵢ, condition
+// (b) reads one entry of each near row, and condition (c) needs the one product Mâᵢ, made
+// only for rows with μᵢ = −ṽ·âᵢ > 0 (cᵢ ≥ 0 fails the others). Cost O(nnz + d) for (b)
+// and O(d) plus one product per row tried in (c), no vector per held row (forcedKeep's D
+// is f×d: 800 MB at a vertex of a box of d = 10⁴).
+func (w *walk) forcedKeepCoords(held []int, fr forcedFrame) []int {
+	f := len(held)
+	fail := make([]bool, f)
+	w.forcedSignsCoords(held, fr, fail)
+	mu := make([]float64, f)
+	for i := range f {
+		j, sign := w.basis.isCoord(w.base + i)
+		mu[i] = -sign * fr.v[j]
+		fail[i] = fail[i] || !(mu[i] > 0)
+	}
+	costs := w.forcedCostsCoords(f, fr.rho, fail)
+	return w.forcedDecide(held, fr, mu, costs, fail)
+}
+
+// heldEntry returns the index in held (entries base.. of the basis) of the row holding
+// coordinate j, or −1.
+func (w *walk) heldEntry(j, f int) int {
+	k := w.basis.heldAt(j) - w.base
+	if k < 0 || k >= f {
+		return -1
+	}
+	return k
+}
+
+// forcedSignsCoords is forcedSigns for held rows that are coordinates: âₗ·dᵢ = âₗ·âᵢ is
+// σᵢ times row l's entry at jᵢ, so a bound l touches at most the one held row on its
+// coordinate and a general row those on its support.
+func (w *walk) forcedSignsCoords(held []int, fr forcedFrame, fail []bool) {
+	in := make(map[int]bool, len(held))
+	for _, i := range held {
+		in[i] = true
+	}
+	f := len(held)
+	eqs := w.equalityNormals()
+	for _, l := range w.near {
+		if in[l] || w.followsHeld(l, in) || w.holdsOnDisc(l, fr, eqs) {
+			continue
+		}
+		if j := w.c.boundCoord(l); j >= 0 {
+			if i := w.heldEntry(j, f); i >= 0 && w.c.coordSign(l)*w.basis.sign[w.base+i] > orthoTol {
+				fail[i] = true
+			}
+			continue
+		}
+		for j, a := range w.c.row(l) {
+			if a == 0 {
+				continue
+			}
+			if i := w.heldEntry(j, f); i >= 0 && a*w.basis.sign[w.base+i] > orthoTol {
+				fail[i] = true
+			}
+		}
+	}
+}
+
+// forcedCostsCoords is forcedCosts for held rows that are coordinates (dᵢ = σᵢe_{jᵢ},
+// ‖dᵢ‖ = 1, Nₖᵢ = σₖ(Mdᵢ)_{jₖ}, P_Z sets F's coordinates to 0 after P_N): one product and
+// O(d) per row that has not failed, +Inf for the others.
+func (w *walk) forcedCostsCoords(f int, rho float64, fail []bool) []float64 {
+	d := len(w.x)
+	costs := make([]float64, f)
+	eqs := w.equalityNormals()
+	unit, Md := make([]float64, d), make([]float64, d)
+	for i := range f {
+		if fail[i] {
+			costs[i] = math.Inf(1)
+			continue
+		}
+		j, sign := w.basis.isCoord(w.base + i)
+		unit[j] = sign
+		w.mod.mul(Md, unit)
+		unit[j] = 0
+		curv := 0.5 * rho * math.Max(0, -sign*Md[j])
+		neg := 0.0
+		for m, v := range Md {
+			if k := w.heldEntry(m, f); v != 0 && k >= 0 && k != i {
+				neg += math.Pow(math.Max(0, -w.basis.sign[w.base+k]*v), 2)
+			}
+		}
+		for _, b := range eqs { // P_N: off the equalities' normals
+			axpy(Md, -dot(b, Md), b)
+		}
+		pn := norm(Md)
+		for m := range Md { // P_Z: off F's coordinates too
+			if w.heldEntry(m, f) >= 0 {
+				Md[m] = 0
+			}
 		}
 		costs[i] = rho*math.Min(pn, norm(Md)+math.Sqrt(neg)) + curv
 	}

@@ -57,15 +57,17 @@ func newKrylovExaminer(mod *quadModel, rng *rand.Rand, delta float64, exactDim i
 
 // pushed updates M(p − x) for the step p′ = p + τu: M(p′ − x) = M(p − x) + τ·Mu, with Mu
 // a cached column when u is a coordinate vector (a bound row), else one product.
-func (e *krylovExaminer) pushed(u []float64, tau float64) {
+func (e *krylovExaminer) pushed(w *walk, tau float64) {
 	if len(e.mh) == 0 {
 		return // before the first subset: examine computes it
 	}
 	mh := append([]float64(nil), e.mh[len(e.mh)-1]...)
-	if j := unitCoord(u); j >= 0 {
-		axpy(mh, tau*u[j], e.column(j, len(u)))
+	k, d := w.basis.size()-1, len(w.x)
+	if j, sign := w.basis.isCoord(k); j >= 0 {
+		axpy(mh, tau*sign, e.column(j, d))
 	} else {
-		mu := make([]float64, len(u))
+		u := w.basis.vecs[k]
+		mu := make([]float64, d)
 		e.mod.mul(mu, u)
 		axpy(mh, tau, mu)
 	}
@@ -76,20 +78,6 @@ func (e *krylovExaminer) popped() {
 	if len(e.mh) > 1 {
 		e.mh = e.mh[:len(e.mh)-1]
 	}
-}
-
-// unitCoord returns j when u is ±eⱼ, else −1.
-func unitCoord(u []float64) int {
-	j := -1
-	for i, ui := range u {
-		if ui != 0 {
-			if j >= 0 || math.Abs(ui) != 1 {
-				return -1
-			}
-			j = i
-		}
-	}
-	return j
 }
 
 func (e *krylovExaminer) examine(w *walk) float64 {
@@ -137,7 +125,7 @@ func (e *krylovExaminer) examineFace(w *walk) float64 {
 			}
 		}
 	} else {
-		op.proj = func(v []float64) { copy(v, orthogonalize(v, w.basis)) }
+		op.proj = w.basis.project
 	}
 	op.proj(g)
 	res := findInsideKrylov(w.ctx, op, g, c0, w.radius(), w.pool.keep, e.delta, e.rng)

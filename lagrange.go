@@ -50,12 +50,7 @@ func (w *walk) lagrangeMultipliers() []float64 {
 		return nil
 	}
 	proj := func(a []float64) []float64 {
-		for _, u := range w.basis {
-			c := dot(a, u)
-			for j := range a {
-				a[j] -= c * u[j]
-			}
-		}
+		w.basis.projectOnce(a)
 		return a
 	}
 	pv := proj(append([]float64(nil), w.mod.v...))

@@ -49,9 +49,10 @@ type examiner interface {
 	// or −Inf for none. It records candidates, as offsets, with w.consider and may stop
 	// the walk (w.stop).
 	examine(w *walk) (lower float64)
-	// pushed and popped follow the walk's stack: a row held with unit direction u ⟂ the
-	// rows below it and step τ (the new point is p + τu), and its release.
-	pushed(u []float64, tau float64)
+	// pushed and popped follow the walk's stack: the row held last, with its unit
+	// direction u ⟂ the rows below it (w.basis's last entry) and step τ (the new point is
+	// p + τu), and its release.
+	pushed(w *walk, tau float64)
 	popped()
 }
 
@@ -64,14 +65,25 @@ type candidate struct {
 	subset []int
 }
 
-// affineStack is the walk's state at depth t: rows[:t] held, basis[:t] an orthonormal
-// basis of their span, hs[t] the offset of the projection of x on their affine set and
-// dist2[t] = ‖hs[t]‖².
+// affineStack is the walk's state at depth t: rows[:t] held, basis an orthonormal basis of
+// their normals (bound rows as coordinates, heldBasis), h the offset of the projection of
+// x on their affine set and dist2[t] = ‖h‖². h is one vector changed in place: undo[t−1]
+// restores it on pop (the coordinate's old value after a coordinate step, the whole old
+// vector after a general one), so that holding a bound costs O(1) memory, not a vector.
 type affineStack struct {
 	rows  []int
-	basis [][]float64
-	hs    [][]float64
+	basis heldBasis
+	h     []float64
+	undo  []stackUndo
 	dist2 []float64
+}
+
+// stackUndo restores the offset on pop: old, when not nil, is the whole previous offset,
+// else coordinate j had the value oldj.
+type stackUndo struct {
+	old  []float64
+	j    int
+	oldj float64
 }
 
 // candidatePool keeps the best candidates of a walk.
@@ -116,7 +128,7 @@ type walk struct {
 func newWalk(ctx context.Context, c *Constraints, x []float64, r float64, mod *quadModel, s *Settings, noPrune bool) *walk {
 	w := &walk{c: c, x: x, r: r, feasTol: s.FeasTol, ctx: ctx, mod: mod,
 		maxSubsets: s.MaxSubsets, noPrune: noPrune, pool: candidatePool{keep: -s.Delta / 3}}
-	w.hs, w.dist2 = [][]float64{make([]float64, len(x))}, []float64{0}
+	w.h, w.dist2 = make([]float64, len(x)), []float64{0}
 	k := c.rowCount()
 	if k == 0 {
 		return w
@@ -131,7 +143,7 @@ func newWalk(ctx context.Context, c *Constraints, x []float64, r float64, mod *q
 	}
 	D := w.holdEqualities(errs)
 	if D > 0 {
-		pc := w.hs[w.base] // raised to hold H_c's point nearest x too (equalityErr)
+		pc := w.offset() // at depth base: raised to hold H_c's point nearest x too (equalityErr)
 		for i := range w.s {
 			if !c.isCovered(i) {
 				w.s[i] = math.Nextafter(math.Max(w.s[i]+D, c.dotRow(i, pc)), math.Inf(1))
@@ -182,9 +194,9 @@ func (w *walk) holdEqualities(errs []float64) (D float64) {
 	for t, i := range eqs {
 		sum := e[t]
 		for k := 0; k < t; k++ {
-			sum += math.Abs(w.c.dotRow(i, w.basis[k])) * cs[k]
+			sum += math.Abs(w.c.dotRow(i, w.basisVec(k))) * cs[k]
 		}
-		cs[t] = sum / math.Abs(w.c.dotRow(i, w.basis[t]))
+		cs[t] = sum / math.Abs(w.c.dotRow(i, w.basisVec(t)))
 	}
 	return norm(cs) * (1 + 1e-9)
 }
@@ -209,8 +221,13 @@ func (w *walk) equalityErr(D float64) float64 {
 	return (norm(w.mod.v) + w.mod.normF()*(w.r+D)) * (D + rho2 - rho1)
 }
 
-// offset returns h = p − x, p the projection of x on the held rows' affine set.
-func (w *walk) offset() []float64 { return w.hs[len(w.rows)] }
+// offset returns h = p − x, p the projection of x on the held rows' affine set. The
+// vector changes with the stack: a caller that keeps it past a push or pop copies it.
+func (w *walk) offset() []float64 { return w.h }
+
+// basisVec returns the k-th vector of the held rows' orthonormal basis as a d-vector (a
+// new one for a bound held as a coordinate).
+func (w *walk) basisVec(k int) []float64 { return w.basis.vec(k, len(w.x)) }
 
 // slack returns constraint i's slack in S_w at the offset h, sᵢ − âᵢ·h.
 func (w *walk) slack(i int, h []float64) float64 { return w.s[i] - w.c.dotRow(i, h) }
@@ -286,8 +303,8 @@ func (w *walk) enumerate(start int) {
 // false, changing nothing, when the row is dependent or h′ is longer than r.
 func (w *walk) push(i int) bool {
 	t := len(w.rows)
-	h := w.hs[t]
-	u, tau, ok := w.c.affineStepSlack(i, w.slack(i, h), w.basis)
+	h := w.h
+	u, j, tau, ok := w.c.affineStepSlack(i, w.slack(i, h), &w.basis)
 	if !ok {
 		return false
 	}
@@ -295,16 +312,22 @@ func (w *walk) push(i int) bool {
 	if d2 > w.r*w.r {
 		return false
 	}
-	hn := make([]float64, len(h))
-	for j := range h {
-		hn[j] = h[j] + tau*u[j]
+	sign := 0.0
+	if u == nil {
+		sign = w.c.coordSign(i)
+		w.undo = append(w.undo, stackUndo{j: j, oldj: h[j]})
+		h[j] += tau * sign
+	} else {
+		w.undo = append(w.undo, stackUndo{old: slices.Clone(h)})
+		for m := range h {
+			h[m] += tau * u[m]
+		}
 	}
 	w.rows = append(w.rows, i)
-	w.basis = append(w.basis, u)
-	w.hs = append(w.hs, hn)
+	w.basis.push(u, j, sign, len(h))
 	w.dist2 = append(w.dist2, d2)
 	if w.ex != nil {
-		w.ex.pushed(u, tau)
+		w.ex.pushed(w, tau)
 	}
 	return true
 }
@@ -314,9 +337,14 @@ func (w *walk) pop() {
 		w.ex.popped()
 	}
 	t := len(w.rows) - 1
+	if u := w.undo[t]; u.old != nil {
+		copy(w.h, u.old)
+	} else {
+		w.h[u.j] = u.oldj
+	}
 	w.rows = w.rows[:t]
-	w.basis = w.basis[:t]
-	w.hs = w.hs[:t+1]
+	w.basis.pop()
+	w.undo = w.undo[:t]
 	w.dist2 = w.dist2[:t+1]
 }
 
@@ -342,6 +370,9 @@ func (w *walk) consider(h []float64, q float64, kase Case) {
 	}
 	if len(pl.best) == maxVerify && q >= pl.best[maxVerify-1].q {
 		return
+	}
+	if len(w.h) > 0 && &h[0] == &w.h[0] {
+		h = slices.Clone(h) // the stack's offset changes with the walk
 	}
 	cand := candidate{h: h, q: q, kase: kase, subset: slices.Clone(w.rows[w.base:])}
 	slices.Sort(cand.subset)

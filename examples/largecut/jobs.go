@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -261,11 +262,23 @@ func vmHWM(path string) int64 {
 	return 0
 }
 
+// profileEnv, when set, names the files of the children's CPU profiles (for diagnosis: each
+// profile goes to that name + "." + its pid).
+const profileEnv = "LARGECUT_CPUPROFILE"
+
 // childMain runs the job named by jobEnv, if any, and reports whether it did.
 func childMain() bool {
 	spec := os.Getenv(jobEnv)
 	if spec == "" {
 		return false
+	}
+	if path := os.Getenv(profileEnv); path != "" { // a CPU profile of the child, for diagnosis
+		if f, err := os.Create(fmt.Sprintf("%s.%d", path, os.Getpid())); err == nil {
+			defer f.Close()
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
 	}
 	var job Job
 	err := json.Unmarshal([]byte(spec), &job)
