@@ -520,6 +520,11 @@ func (w *walk) forcedCostsCoords(f int, rho float64, fail []bool) []float64 {
 	d := len(w.x)
 	costs := make([]float64, f)
 	eqs := w.equalityNormals()
+	sgn := make([]float64, d) // σₖ at F's coordinates jₖ, 0 elsewhere
+	for k := range f {
+		j, sign := w.basis.isCoord(w.base + k)
+		sgn[j] = sign
+	}
 	unit, Md := make([]float64, d), make([]float64, d)
 	for i := range f {
 		if fail[i] {
@@ -533,20 +538,21 @@ func (w *walk) forcedCostsCoords(f int, rho float64, fail []bool) []float64 {
 		curv := 0.5 * rho * math.Max(0, -sign*Md[j])
 		neg := 0.0
 		for m, v := range Md {
-			if k := w.heldEntry(m, f); v != 0 && k >= 0 && k != i {
-				neg += math.Pow(math.Max(0, -w.basis.sign[w.base+k]*v), 2)
+			if n := -sgn[m] * v; n > 0 && m != j {
+				neg += n * n
 			}
 		}
 		for _, b := range eqs { // P_N: off the equalities' normals
 			axpy(Md, -dot(b, Md), b)
 		}
-		pn := norm(Md)
-		for m := range Md { // P_Z: off F's coordinates too
-			if w.heldEntry(m, f) >= 0 {
-				Md[m] = 0
+		pn2, pz2 := 0.0, 0.0 // ‖P_N Mdᵢ‖², ‖P_Z Mdᵢ‖² (P_Z: F's coordinates set to 0 too)
+		for m, v := range Md {
+			pn2 += v * v
+			if sgn[m] == 0 {
+				pz2 += v * v
 			}
 		}
-		costs[i] = rho*math.Min(pn, norm(Md)+math.Sqrt(neg)) + curv
+		costs[i] = rho*math.Min(math.Sqrt(pn2), math.Sqrt(pz2)+math.Sqrt(neg)) + curv
 	}
 	return costs
 }

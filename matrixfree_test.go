@@ -77,6 +77,67 @@ func TestMatrixFreeMemory(t *testing.T) {
 	}
 }
 
+// TestMatrixFreeVertexMemory checks that an escape holding many bounds keeps no vector per
+// held bound: at d = 10⁵ (5000 under -short) on f = Σ ½qⱼxⱼ² + gⱼxⱼ over [−1, 1]ᵈ, at x with
+// its first d/10 coordinates at alternating bounds and a gradient pointing out of the box
+// there (every such bound forced), the rest 0 with negative curvature (a move along the
+// face of the free coordinates, examined by Lanczos). The walk's affine stack once kept two
+// d-vectors per held bound and its forced rule an f×d matrix (24 GB here); the escape must
+// allocate fewer than 100 d-vectors plus one per 20 held bounds, and no d×d matrix.
+func TestMatrixFreeVertexMemory(t *testing.T) {
+	d := 100000
+	if testing.Short() {
+		d = 5000
+	}
+	nh := d / 10
+	q, g, x := make([]float64, d), make([]float64, d), make([]float64, d)
+	for j := range q {
+		q[j] = -1
+		if j < nh {
+			sigma := float64(1 - 2*(j%2))
+			q[j], g[j], x[j] = 1, -2*sigma, sigma // ∇ⱼ = −σⱼ: out of the box
+		}
+	}
+	grad := func(gr, y []float64) {
+		for j, yj := range y {
+			gr[j] = q[j]*yj + g[j]
+		}
+	}
+	lo, hi := make([]float64, d), make([]float64, d)
+	for i := range lo {
+		lo[i], hi[i] = -1, 1
+	}
+	box, err := houdini.NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := houdini.Problem{Grad: grad, HessVec: func(hv, _, v []float64) {
+		for j, vj := range v {
+			hv[j] = q[j] * vj
+		}
+	}}
+	o, err := houdini.New(p, box, houdini.Settings{Delta: 0.01, Radius: 0.1, Method: houdini.MethodFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	e, err := o.Escape(context.Background(), x)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := float64(after.TotalAlloc - before.TotalAlloc)
+	t.Logf("d = %d, %d bounds at x: found %v (%v), forced %d, decrease %.3g, %d Hess calls, %.1f MB allocated (a vector per held bound: %.0f MB)",
+		d, nh, e.Found, e.Case, e.Forced, e.Decrease, e.HessEvals, alloc/1e6, 8*float64(d)*float64(nh)/1e6)
+	if limit := 8 * float64(d) * (100 + float64(nh)/20); alloc > limit {
+		t.Errorf("the escape allocated %.0f MB, more than %.0f MB (100 d-vectors and one per 20 held bounds)", alloc/1e6, limit/1e6)
+	}
+	if e.Forced != nh || !e.Found {
+		t.Errorf("forced %d of the %d bounds at x, found %v; want all forced and a move along the free face", e.Forced, nh, e.Found)
+	}
+}
+
 // TestHessVecFailures checks that a HessVec returning NaN or panicking, at d below and
 // above MatrixFreeDim, ends Minimize with StatusOracleFailure and an error that says so.
 func TestHessVecFailures(t *testing.T) {
@@ -122,9 +183,6 @@ func TestHessVecFailures(t *testing.T) {
 // run certifies a vertex (every bound forced: the model's faces are exact) with the
 // confidence of a d×d model.
 func TestMatrixFreeMinimizeSearch(t *testing.T) {
-	if testing.Short() {
-		t.Skip("d = 2500 Minimize with the default search")
-	}
 	d := houdini.MatrixFreeDim + 500
 	rng := rand.New(rand.NewPCG(13, 14))
 	c := make([]float64, d)
