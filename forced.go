@@ -192,7 +192,7 @@ func (w *walk) forcedFrame(held []int) (fr forcedFrame, ok bool) {
 // frame, in held's order.
 func (w *walk) forcedKeep(held []int, fr forcedFrame) []int {
 	f, d := len(held), len(w.x)
-	if w.heldAsCoords(f) {
+	if !w.allGeneral && w.heldAsCoords(f) {
 		return w.forcedKeepCoords(held, fr)
 	}
 	U := make([][]float64, f)
@@ -532,9 +532,15 @@ func (w *walk) forcedCostsCoords(f int, rho float64, fail []bool) []float64 {
 			continue
 		}
 		j, sign := w.basis.isCoord(w.base + i)
-		unit[j] = sign
-		w.mod.mul(Md, unit)
-		unit[j] = 0
+		if M := w.mod.M; M != nil { // Mdᵢ = σᵢ·(column jᵢ): no O(d²) product
+			for m := range Md {
+				Md[m] = sign * M.At(m, j)
+			}
+		} else {
+			unit[j] = sign
+			w.mod.mul(Md, unit)
+			unit[j] = 0
+		}
 		curv := 0.5 * rho * math.Max(0, -sign*Md[j])
 		neg := 0.0
 		for m, v := range Md {

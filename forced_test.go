@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
@@ -104,4 +105,141 @@ func forcedTestSet(in *bruteforce.Instance) (*Constraints, error) {
 		return nil, nil
 	}
 	return NewPolyhedron(P)
+}
+
+// TestForcedCoordsAgainstGeneral: where every row holdForcedRows holds is a bound kept as
+// its coordinate, forcedKeepCoords (no vector per row, one product per row with μᵢ > 0)
+// forces the same rows with the same forcedErr as forcedKeep's general rule (R⁻¹, D, every
+// near row's product with every dᵢ). Instances: box QPs at vertices and faces whose
+// outward multipliers straddle the forcing cost (d = 2 to 12, boxes translated and
+// rescaled, general rows beside the bounds in a third of them) and the brute-force
+// families with bounds (simplex, balanced box: an equality below the bounds). 4000
+// instances, 800 under -short; rows must be forced in a good share of them.
+func TestForcedCoordsAgainstGeneral(t *testing.T) {
+	n := 4000
+	if testing.Short() {
+		n = 800
+	}
+	var forced, coordCases int
+	for i := 0; i < n; i++ {
+		rng := rand.New(rand.NewPCG(1618, uint64(i)))
+		var c *Constraints
+		var x []float64
+		var p Problem
+		var s Settings
+		if i%4 == 3 {
+			fam := []bruteforce.Family{bruteforce.Simplex, bruteforce.BalancedBox}[i/4%2]
+			in := bruteforce.Generate(rng, bruteforce.Spec{Family: fam, Model: bruteforce.KKT})
+			var err error
+			if c, err = forcedTestSet(in); err != nil {
+				t.Fatal(err)
+			}
+			x, p = in.X, Problem{Grad: in.Grad, Hess: symHess(in.Q)}
+			s = Settings{Delta: 0.01 * (norm(in.G)*in.R + float64(in.Dim())*in.R*in.R), Radius: in.R}
+		} else {
+			c, x, p, s = forcedBoxCase(t, rng, i)
+		}
+		o, err := New(p, c, s)
+		if err != nil {
+			t.Fatalf("instance %d: %v", i, err)
+		}
+		var ws [2]*walk
+		for k := range ws {
+			rn := o.newRun(context.Background(), 0)
+			mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r, MatrixFreeDim)
+			ws[k] = newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
+			ws[k].allGeneral = k == 1
+			ws[k].holdForcedRows()
+		}
+		a, b := ws[0], ws[1]
+		if a.forced > 0 && a.heldAsCoords(len(a.rows)-a.base) {
+			coordCases++
+		}
+		if a.forced > 0 {
+			forced++
+		}
+		if a.forced != b.forced || !slices.Equal(a.near, b.near) || !slices.Equal(a.rows, b.rows) ||
+			math.Abs(a.forcedErr-b.forcedErr) > 1e-12*math.Max(1, b.forcedErr) || a.byCircuits != b.byCircuits {
+			t.Errorf("instance %d: coordinates force %d (rows %v, err %g, circuits %d), the general rule %d (rows %v, err %g, circuits %d)",
+				i, a.forced, a.rows, a.forcedErr, a.byCircuits, b.forced, b.rows, b.forcedErr, b.byCircuits)
+		}
+	}
+	t.Logf("%d instances: rows forced in %d, all of them bounds held as coordinates in %d", n, forced, coordCases)
+	if forced < n/4 || coordCases < n/4 {
+		t.Errorf("rows forced in %d, all as coordinates in %d of %d instances: too few to test the rule", forced, coordCases, n)
+	}
+}
+
+// symHess returns the Hessian oracle of ½yᵀQy (Q symmetrized).
+func symHess(Q [][]float64) func(h *mat.SymDense, _ []float64) {
+	return func(h *mat.SymDense, _ []float64) {
+		for a := range Q {
+			for b := a; b < len(Q); b++ {
+				h.SetSym(a, b, 0.5*(Q[a][b]+Q[b][a]))
+			}
+		}
+	}
+}
+
+// forcedBoxCase draws a box QP ½yᵀQy + gᵀy at a point x with most coordinates at a bound,
+// the gradient there pointing out of the box by multipliers of either side of the forcing
+// cost ρ‖Meⱼ‖, the box translated and rescaled, and in a third of the cases a general row
+// or two beside the bounds (some through x).
+func forcedBoxCase(t *testing.T, rng *rand.Rand, i int) (*Constraints, []float64, Problem, Settings) {
+	d := 2 + rng.IntN(11)
+	shift, scale := rng.NormFloat64()*math.Pow(10, float64(rng.IntN(5))), math.Pow(10, float64(rng.IntN(5)-2))
+	lo, hi, x := make([]float64, d), make([]float64, d), make([]float64, d)
+	Q := make([][]float64, d)
+	for a := range Q {
+		Q[a] = make([]float64, d)
+		for b := range Q[a] {
+			Q[a][b] = rng.NormFloat64() * scale
+		}
+	}
+	g := make([]float64, d)
+	r := 0.1 * scale
+	for j := range x {
+		lo[j], hi[j] = shift-scale, shift+scale
+		switch k := rng.IntN(5); {
+		case k == 0: // interior
+			x[j] = shift + 0.3*scale*rng.NormFloat64()
+			g[j] = rng.NormFloat64() * 0.01 * scale
+		default: // at a bound, pushed out by a multiplier around ρ‖Qeⱼ‖ ≈ r·√d·scale
+			sigma := float64(1 - 2*rng.IntN(2))
+			x[j] = shift + sigma*scale
+			if sigma > 0 {
+				x[j] = hi[j]
+			} else {
+				x[j] = lo[j]
+			}
+			g[j] = -sigma * r * math.Sqrt(float64(d)) * scale * 3 * rng.Float64()
+		}
+	}
+	grad := func(gr, y []float64) { // Q(y − x) + g: the gradient g at x
+		for a := range gr {
+			gr[a] = g[a]
+			for b := range y {
+				gr[a] += 0.5 * (Q[a][b] + Q[b][a]) * (y[b] - x[b])
+			}
+		}
+	}
+	P := Polyhedron{Lower: lo, Upper: hi}
+	if i%3 == 0 { // a general row through x or near it
+		m := 1 + rng.IntN(2)
+		A := mat.NewDense(m, d, nil)
+		B := make([]float64, m)
+		for k := 0; k < m; k++ {
+			for j := 0; j < d; j++ {
+				A.Set(k, j, rng.NormFloat64())
+			}
+			B[k] = mat.Dot(A.RowView(k), mat.NewVecDense(d, x)) + float64(rng.IntN(2))*0.05*r
+		}
+		P.A, P.B = A, B
+	}
+	c, err := NewPolyhedron(P)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Settings{Delta: 0.01 * scale * scale, Radius: r}
+	return c, x, Problem{Grad: grad, Hess: symHess(Q)}, s
 }

@@ -109,6 +109,7 @@ type walk struct {
 	pool       candidatePool
 	maxSubsets int
 	noPrune    bool                // test switch: no pruning (export_test.go)
+	allGeneral bool                // test switch: forcedKeep's general rule where every held row is a coordinate too
 	lagr       func(*walk) float64 // the Lagrangian bound with the rows a subset leaves free (lagrange.go), or nil
 
 	examined, pruned  int
