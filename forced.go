@@ -115,6 +115,10 @@ func (w *walk) holdForcedRows() {
 		for range held {
 			w.pop()
 		}
+		if w.ctx.Err() != nil { // forcedCosts gave up: nothing forced, nothing certified
+			w.stop(true)
+			return
+		}
 		if ok && w.holdForced(keep, fr) {
 			return
 		}
@@ -527,7 +531,7 @@ func (w *walk) forcedCostsCoords(f int, rho float64, fail []bool) []float64 {
 	}
 	unit, Md := make([]float64, d), make([]float64, d)
 	for i := range f {
-		if fail[i] {
+		if fail[i] || w.ctx.Err() != nil { // a product per row: at d = 10⁵, minutes
 			costs[i] = math.Inf(1)
 			continue
 		}
