@@ -69,7 +69,7 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 		return res, nil // boxcert.go: no walk needed
 	}
 	if mod.M == nil {
-		mod.nrm = rn.operatorNorm(mod, len(x))
+		rn.operatorNorm(mod, len(x))
 	}
 	res, w, eta := rn.walkModel(ctx, x, mod, -rn.s.Delta/3)
 	if mod.err != nil {
@@ -114,9 +114,9 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 // (krylovExaminer), which fails with probability at most fail.
 func (rn *run) modelCertifies(w *walk, eta float64) (ok bool, fail float64) {
 	if kry, isKry := w.ex.(*krylovExaminer); isKry && kry.inexact {
-		return kry.rootLower > -rn.s.Delta/2+eta, kry.fail
+		return kry.rootLower > -rn.s.Delta/2+eta, kry.fail + w.normFail
 	}
-	return w.pool.qmin > -rn.s.Delta/2+eta, 0
+	return w.pool.qmin > -rn.s.Delta/2+eta, w.normFail
 }
 
 // Certified radius (issue 14 item 4): radii tried below r when the walk stops at
@@ -162,15 +162,16 @@ func (rn *run) shrinkRadius(ctx context.Context, res *EscapeResult, mod *quadMod
 	return nil
 }
 
-// operatorNorm returns the bound on ‖M‖_F that η and the walk's error terms use for a
-// matrix-free model: √d times normBound's bound on ‖M‖₂ (krylovNormSteps products).
-func (rn *run) operatorNorm(mod *quadModel, d int) float64 {
+// operatorNorm sets, for a matrix-free model, normBound's bound on ‖M‖₂ (krylovNormSteps
+// products) and the bound on ‖M‖_F that η and the walk's error terms use, √d times it.
+func (rn *run) operatorNorm(mod *quadModel, d int) {
 	z := make([]float64, d)
 	for j := range z {
 		z[j] = rn.rng.NormFloat64()
 	}
 	op := faceOp{mul: mod.mul, proj: func([]float64) {}, m: d, err: func() error { return mod.err }}
-	return math.Sqrt(float64(d)) * normBound(op, z, krylovNormSteps)
+	mod.nrm2, mod.nrm2Exact = normBound(op, z, krylovNormSteps)
+	mod.nrm = math.Sqrt(float64(d)) * mod.nrm2
 }
 
 // verifyBest measures the decrease of the walk's best candidates, best first, at their

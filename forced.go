@@ -445,6 +445,11 @@ func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool) []float64 {
 	return costs
 }
 
+// normShortcutDim: from this d on, forcedCostsCoords may trade the certainty of an escape
+// for the products a held row costs (one each: below it they take at most about a second)
+// by bounding its cost with normBound's probabilistic bound on ‖M‖₂.
+const normShortcutDim = 10000
+
 // heldAsCoords reports whether the f rows held above the equalities are all bounds held
 // as coordinates (heldBasis), the case of a vertex of a box.
 func (w *walk) heldAsCoords(f int) bool {
@@ -472,7 +477,7 @@ func (w *walk) forcedKeepCoords(held []int, fr forcedFrame) []int {
 		mu[i] = -sign * fr.v[j]
 		fail[i] = fail[i] || !(mu[i] > 0)
 	}
-	costs := w.forcedCostsCoords(f, fr.rho, fail)
+	costs := w.forcedCostsCoords(f, fr.rho, mu, fail)
 	return w.forcedDecide(held, fr, mu, costs, fail)
 }
 
@@ -519,8 +524,12 @@ func (w *walk) forcedSignsCoords(held []int, fr forcedFrame, fail []bool) {
 
 // forcedCostsCoords is forcedCosts for held rows that are coordinates (dᵢ = σᵢe_{jᵢ},
 // ‖dᵢ‖ = 1, Nₖᵢ = σₖ(Mdᵢ)_{jₖ}, P_Z sets F's coordinates to 0 after P_N): one product and
-// O(d) per row that has not failed, +Inf for the others.
-func (w *walk) forcedCostsCoords(f int, rho float64, fail []bool) []float64 {
+// O(d) per row that has not failed, +Inf for the others — except, for a matrix-free model,
+// rows whose multiplier μᵢ exceeds 1.5ρ‖M‖₂ by normBound's bound (cᵢ ≤ 1.5ρ‖M‖₂): no
+// product, and, unless the bound is exact, from d = normShortcutDim on only, the bound's
+// failure probability joins the escape's (walk.normFail). At a max-cut vertex most
+// multipliers are ≥ 1 against 1.5ρ‖M‖₂ ≈ 0.6: n products become a fraction of n.
+func (w *walk) forcedCostsCoords(f int, rho float64, mu []float64, fail []bool) []float64 {
 	d := len(w.x)
 	costs := make([]float64, f)
 	eqs := w.equalityNormals()
@@ -533,6 +542,16 @@ func (w *walk) forcedCostsCoords(f int, rho float64, fail []bool) []float64 {
 	for i := range f {
 		if fail[i] || w.ctx.Err() != nil { // a product per row: at d = 10⁵, minutes
 			costs[i] = math.Inf(1)
+			continue
+		}
+		if nb := w.mod.nrm2; nb > 0 && (d >= normShortcutDim || w.mod.nrm2Exact) && mu[i] > 1.5*rho*nb*(1+1e-9) {
+			// ‖P_N Mdᵢ‖ ≤ ‖M‖₂ and −Nᵢᵢ ≤ ‖M‖₂ (‖dᵢ‖ = 1): the first bound is at most
+			// 1.5ρ‖M‖₂, and μᵢ exceeds it without a product. A bound from Lanczos adds its
+			// failure probability to the escape's (modelCertifies).
+			costs[i] = 1.5 * rho * nb * (1 + 1e-9)
+			if !w.mod.nrm2Exact {
+				w.normFail = krylovFailProb
+			}
 			continue
 		}
 		j, sign := w.basis.isCoord(w.base + i)

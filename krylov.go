@@ -363,22 +363,23 @@ func (lr *lanczosRun) ritzPairs(n int) (lo, hi float64, U, MU [][]float64, ok bo
 
 // normBound returns a bound on ‖M′‖₂ from kmax Lanczos steps from the random start z:
 // max(|θ_min|, |θ_max|) + εS with S ≤ (θ_max − θ_min)/(1 − 2ε), which holds except with
-// probability krylovFailProb (lam1Bound's argument on both ends); +Inf when ε ≥ ½.
-func normBound(op faceOp, z []float64, kmax int) float64 {
+// probability krylovFailProb (lam1Bound's argument on both ends); +Inf when ε ≥ ½. exact
+// reports a run that exhausted its space (the bound then always holds).
+func normBound(op faceOp, z []float64, kmax int) (bound float64, exact bool) {
 	lr := lanczosRunFrom(op, z, min(op.m, kmax), func(*lanczosRun) bool { return false })
 	if len(lr.alpha) == 0 {
-		return 0
+		return 0, true
 	}
 	lo, hi := lr.ritzExtremes()
 	big := math.Max(math.Abs(lo), math.Abs(hi))
 	if lr.invariant {
-		return big
+		return big, true
 	}
 	eps := kwEps(len(lr.alpha), op.m, krylovFailProb/2)
 	if eps >= 0.5 {
-		return math.Inf(1)
+		return math.Inf(1), false
 	}
-	return big + eps*(hi-lo)/(1-2*eps)
+	return big + eps*(hi-lo)/(1-2*eps), false
 }
 
 // dualLower returns a bound of the face's trust-region subproblem that is tight where

@@ -80,7 +80,8 @@ func TestMatrixFreeMemory(t *testing.T) {
 // TestMatrixFreeVertexMemory checks that an escape holding many bounds keeps no vector per
 // held bound: at d = 10⁵ (5000 under -short) on f = Σ ½qⱼxⱼ² + gⱼxⱼ over [−1, 1]ᵈ, at x with
 // its first d/10 coordinates at alternating bounds and a gradient pointing out of the box
-// there (every such bound forced), the rest 0 with negative curvature (a move along the
+// there (every such bound forced, half by the bound on ‖M‖₂ and half after a product with
+// its coordinate vector), the rest 0 with negative curvature (a move along the
 // face of the free coordinates, examined by Lanczos). The walk's affine stack once kept two
 // d-vectors per held bound and its forced rule an f×d matrix (24 GB here); the escape must
 // allocate fewer than 100 d-vectors plus one per 20 held bounds, and no d×d matrix.
@@ -95,7 +96,8 @@ func TestMatrixFreeVertexMemory(t *testing.T) {
 		q[j] = -1
 		if j < nh {
 			sigma := float64(1 - 2*(j%2))
-			q[j], g[j], x[j] = 1, -2*sigma, sigma // ∇ⱼ = −σⱼ: out of the box
+			mu := []float64{1, 0.12}[j/2%2]            // above 1.5ρ‖M‖₂ = 0.15 (no product) or below (a product)
+			q[j], g[j], x[j] = 1, -sigma*(1+mu), sigma // ∇ⱼ = −μσⱼ: out of the box
 		}
 	}
 	grad := func(gr, y []float64) {

@@ -30,7 +30,11 @@ type quadModel struct {
 	gamma float64                      // γ, added to op's products
 	err   error                        // op's first error: the model's values are void after it
 	nrm   float64                      // a bound on ‖M‖_F when M is nil (set by the escape)
-	prods int                          // op's calls
+	// nrm2 bounds ‖M‖₂ when M is nil (0: not set), always when nrm2Exact, else except with
+	// probability krylovFailProb (normBound); forcedCostsCoords spends it instead of products.
+	nrm2      float64
+	nrm2Exact bool
+	prods     int // op's calls
 }
 
 // value returns the model's change vᵀh + ½hᵀMh at x + h.

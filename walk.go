@@ -119,6 +119,7 @@ type walk struct {
 	forced            int     // rows held by holdForcedRows
 	byCircuits        int     // of the rows it kept, those its circuit rule decided (circuits.go)
 	forcedErr         float64 // what holding them can cost the certificate (holdForcedRows)
+	normFail          float64 // the failure probability of the bound on ‖M‖₂ some forced row rests on (forcedCostsCoords)
 	lost              int     // candidates whose point x + h lost their promise to rounding (toPoint)
 	stopped, canceled bool
 }
