@@ -20,8 +20,8 @@ const (
 	// nearMargin widens "within r" for choosing rows, so rounding never drops a row
 	// whose hyperplane touches the ball; extra rows cost time, not correctness.
 	nearMargin = 1e-9
-	// orthoTol: in obtuse, aₗᵀaᵢ ≤ orthoTol counts as nonpositive, absorbing the
-	// rounding of rows meant orthogonal (a rotated box).
+	// orthoTol: in the forced rule's sign test (forced.go), aₗᵀdᵢ ≤ orthoTol counts as
+	// nonpositive, absorbing the rounding of rows meant orthogonal (a rotated box).
 	orthoTol = 1e-12
 )
 
@@ -343,31 +343,6 @@ func (c *Constraints) rowDiff(i, j int, s float64) float64 {
 		ri[k] -= s * rj[k]
 	}
 	return norm(ri)
-}
-
-// obtuse reports whether every other constraint l of rows meets constraint i at an angle
-// of at least 90°, âₗ·âᵢ ≤ 0 up to orthoTol, or equals it, ‖âₗ − âᵢ‖ ≤ parallelTol — and,
-// for a two-sided l (an equality, or a row its equalities cover), is orthogonal to it up
-// to orthoTol: then projecting a point that leaves constraint i back onto its hyperplane
-// raises no slack of rows and keeps every equality (up to (orthoTol or parallelTol)·r
-// over a ball of radius r, far below FeasTol).
-func (c *Constraints) obtuse(i int, rows []int) bool {
-	for _, l := range rows {
-		if l == i {
-			continue
-		}
-		d := c.dotRows(l, i)
-		if c.isCovered(l) {
-			if math.Abs(d) > orthoTol {
-				return false
-			}
-			continue
-		}
-		if d > orthoTol && c.rowDiff(l, i, 1) > parallelTol {
-			return false
-		}
-	}
-	return true
 }
 
 // twinOf returns the constraint whose hyperplane constraint i lies on (markClass), or -1.

@@ -45,7 +45,7 @@ const (
 //	    M-matrix),
 //	(b) âₗ·dᵢ ≤ 0 for every near row l ∉ E, unless l holds on the whole disc
 //	    (‖P_N âₗ‖·ρ ≤ its offset in the frame) or is parallel to a row k of E with an
-//	    offset no smaller (obtuse's exception),
+//	    offset no smaller (it holds wherever that row does),
 //	(c) μᵢ > cᵢ, cᵢ the smaller of forcedCosts's two bounds (ρ‖P_N M dᵢ‖ + ½ρ·max(0,
 //	    −dᵢᵀMdᵢ)/‖dᵢ‖ is the first).
 //
@@ -328,7 +328,7 @@ func (w *walk) holdsOnDisc(l int, fr forcedFrame, eqs [][]float64) bool {
 }
 
 // followsHeld reports whether near row l is parallel, with the same orientation, to a
-// held row k with sₗ ≥ sₖ (obtuse's exception: l holds wherever k does, up to
+// held row k with sₗ ≥ sₖ (l holds wherever k does, up to
 // parallelTol·r).
 func (w *walk) followsHeld(l int, in map[int]bool) bool {
 	js, _ := w.c.parallelPartners(l)
