@@ -112,11 +112,19 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 // decrease of δ/2 over S ∩ B(x, r): qmin > −δ/2 + η when every face was examined exactly;
 // with the Krylov examiner's inexact faces, the first subset's bound instead
 // (krylovExaminer), which fails with probability at most fail.
+//
+// A matrix-free model's η and error terms rest on normBound's bound on ‖M‖₂ (operatorNorm),
+// which fails with probability krylovFailProb unless its Lanczos run was exact: that
+// event (the same one forcedCostsCoords' shortcut rests on) is charged once.
 func (rn *run) modelCertifies(w *walk, eta float64) (ok bool, fail float64) {
-	if kry, isKry := w.ex.(*krylovExaminer); isKry && kry.inexact {
-		return kry.rootLower > -rn.s.Delta/2+eta, kry.fail + w.normFail
+	fail = w.normFail
+	if w.mod.M == nil && !w.mod.nrm2Exact {
+		fail = krylovFailProb
 	}
-	return w.pool.qmin > -rn.s.Delta/2+eta, w.normFail
+	if kry, isKry := w.ex.(*krylovExaminer); isKry && kry.inexact {
+		return kry.rootLower > -rn.s.Delta/2+eta, kry.fail + fail
+	}
+	return w.pool.qmin > -rn.s.Delta/2+eta, fail
 }
 
 // Certified radius (issue 14 item 4): radii tried below r when the walk stops at

@@ -228,8 +228,15 @@ func TestMatrixFreeMinimizeSearch(t *testing.T) {
 		}
 		t.Logf("HessVec %v: %v, confidence %g, f %.4g, %d escapes (%d full), %d restarts, %d grad and %d Hess calls",
 			withHV, res.Status, res.Confidence, res.F, res.Stats.Escapes, res.Stats.FullEscapes, res.Stats.Restarts, res.Stats.GradEvals, res.Stats.HessEvals)
-		if res.Status != houdini.StatusCertified || res.Confidence != 1 {
-			t.Errorf("HessVec %v: %v with confidence %g, want a certificate with confidence 1", withHV, res.Status, res.Confidence)
+		// With the exact HessVec, Lanczos on −2I is exact after one step and nothing is
+		// probabilistic; by gradient differences the bound on ‖M‖₂ that η rests on fails
+		// with probability 10⁻⁶ (it was not charged before 2026-11-23).
+		want := 1.0
+		if !withHV {
+			want = 1 - 1e-6
+		}
+		if res.Status != houdini.StatusCertified || math.Abs(res.Confidence-want) > 1e-12 {
+			t.Errorf("HessVec %v: %v with confidence %g, want a certificate with confidence %g", withHV, res.Status, res.Confidence, want)
 		}
 	}
 }
