@@ -364,7 +364,12 @@ func (lr *lanczosRun) ritzPairs(n int) (lo, hi float64, U, MU [][]float64, ok bo
 // normBound returns a bound on ‖M′‖₂ from kmax Lanczos steps from the random start z:
 // max(|θ_min|, |θ_max|) + εS with S ≤ (θ_max − θ_min)/(1 − 2ε), which holds except with
 // probability krylovFailProb (lam1Bound's argument on both ends); +Inf when ε ≥ ½. exact
-// reports a run that exhausted its space (the bound then always holds).
+// reports a run that exhausted its space or broke down (β ≤ 10⁻¹⁰·max|α|): in exact
+// arithmetic the bound then always holds; in floating point a breakdown can hide an
+// eigenvector on which the random start has a component below about 10⁻¹⁰ of its norm
+// (a 2026-11-23 review built one: diag(1, 1, 1, 1, 1000) from a start with 10⁻¹⁴ on the
+// last coordinate), an event far rarer than krylovFailProb for a Gaussian start, which is
+// not charged. lam1Bound uses the same convention.
 func normBound(op faceOp, z []float64, kmax int) (bound float64, exact bool) {
 	lr := lanczosRunFrom(op, z, min(op.m, kmax), func(*lanczosRun) bool { return false })
 	if len(lr.alpha) == 0 {
