@@ -131,6 +131,28 @@ func eigenbasisCheaper(d, t int) bool {
 	return fast < ref
 }
 
+// dense returns FindInside by the dense backend for the subset t rows below the base, in
+// the eigenbasis: the model there is c0 + g̃ᵀz + ½zᵀΛz over z ⟂ C = [c₁ … c_t] (prepare),
+// so with Z an orthonormal basis of C's complement (C's Householder QR, subspace) it is the
+// dense problem M′ = ZᵀΛZ, v′ = Zᵀg̃ of order d − t, whose candidates y are returned as
+// z = Zy (eigenbasis coordinates, toOffset maps them to offsets). It is the reference
+// examiner's problem in another orthonormal basis of the same affine set, at O(d²t) for the
+// projection instead of O(full²·(t₀ + t)); ok is false when the eigensolver fails or ctx
+// is done.
+func (eb *eigenbasis) dense(ctx context.Context, t int, rs, keep float64) ([]subCandidate, float64, bool) {
+	c0 := eb.prepare(t)
+	sp := newSubspace(eb.ut[:t], eb.d)
+	lam := mat.NewSymDense(eb.d, nil)
+	for i, l := range eb.lam {
+		lam.SetSym(i, i, l)
+	}
+	cands, lower, ok := findInsideDense(ctx, sp.project(lam), sp.coords(eb.gt), rs, c0, keep)
+	for k := range cands {
+		cands[k].y = sp.point(cands[k].y)
+	}
+	return cands, lower, ok
+}
+
 // toOffset returns h0 + Qh for h in the eigenbasis (h0 = p − x, so the result is the
 // offset of p + Qh).
 func (eb *eigenbasis) toOffset(h0, h []float64) []float64 {

@@ -159,6 +159,20 @@ func (e *eigenExaminer) examine(w *walk) float64 {
 		}
 		e.fallbacks++
 	}
+	// Below the base the dense backend is cheaper in the eigenbasis (order d − t₀
+	// instead of full), unless every held row is a bound: the reference examiner then
+	// takes M's submatrix, without projections.
+	if tt < e.eb.d && w.freeCoords() == nil {
+		cands, lower, ok := e.eb.dense(w.ctx, tt, rs, w.pool.keep)
+		if ok {
+			e.consider(w, cands)
+			return lower
+		}
+		if w.ctx.Err() != nil {
+			w.stop(true)
+			return lower
+		}
+	}
 	return e.ref.examine(w)
 }
 
