@@ -127,45 +127,49 @@ func (rn *run) modelCertifies(w *walk, eta float64) (ok bool, fail float64) {
 	return w.pool.qmin > -rn.s.Delta/2+eta, fail
 }
 
-// Certified radius (issue 14 item 4): radii tried below r when the walk stops at
-// MaxSubsets, and each one's share of MaxSubsets.
+// Certified radius (issue 14 item 4): the radii tried below r when the walk stops at
+// MaxSubsets are r/2ᵏ, k = maxRadiusHalvings … 1, and they share MaxSubsets/radiusBudgetDiv
+// subsets (at least one per radius).
 const (
 	maxRadiusHalvings = 6
 	radiusBudgetDiv   = 8
 )
 
-// shrinkRadius runs, after a walk that MaxSubsets cut short at r, complete walks at
-// r′ = r/2, r/4, … (maxRadiusHalvings of them, each with MaxSubsets/radiusBudgetDiv
-// subsets) until one decides: it certifies x at r′ (res.CertifiedRadius = r′: the model
-// admits no decrease of δ/2 over S ∩ B(x, r′), by the argument of fullEscape at radius
-// r′), or its best candidates are tried on f (verifyBest) and one lowers f by more than
-// δ/3: a move within r′ ≤ r, reported as Found (the walk at r, stopped by MaxSubsets, had
-// not reached it: the smaller ball is a best-first search). A smaller r′ leaves fewer rows
-// near x and forces more of them (holdForcedRows's ρ shrinks with r′), so the walk
-// finishes where it could not at r. res.Vacuous reports that at r′ the model cannot
+// shrinkRadius runs, after a walk that MaxSubsets cut short at r, walks at
+// r′ = r/2ᵏ for k = maxRadiusHalvings down to 1, smallest first, out of one pool of
+// max(maxRadiusHalvings, MaxSubsets/radiusBudgetDiv) subsets, so that an escape examines
+// at most MaxSubsets plus that pool, whatever the rows: a count, not a clock, so the same
+// seed gives the same result. A complete walk at r′ whose best value certifies
+// (modelCertifies, by the argument of fullEscape at radius r′) sets res.CertifiedRadius =
+// r′: the model admits no decrease of δ/2 over S ∩ B(x, r′). Certificates are monotone in
+// the radius (B(x, r″) ⊂ B(x, r′) for r″ < r′), so the walks go up from the smallest
+// radius and stop at the first that does not certify — it found a value below the
+// threshold, which every larger ball contains too, or it ran out of the pool — leaving
+// the largest r′ reached. A smaller r′ leaves fewer rows near x and forces more of them
+// (holdForcedRows's ρ shrinks with r′), so these walks are cheap where r′ is small. When
+// a walk's best candidates lower f by more than δ/3 (verifyBest), that move within
+// r′ ≤ r is reported as Found instead. res.Vacuous reports that at r′ the model cannot
 // decrease by δ/2 at all, whatever the rows: ‖v‖r′ + ½‖M‖_F r′² ≤ δ/2.
 func (rn *run) shrinkRadius(ctx context.Context, res *EscapeResult, mod *quadModel) error {
-	budget := max(1, rn.s.MaxSubsets/radiusBudgetDiv)
-	r := rn.r
-	for range maxRadiusHalvings {
-		r /= 2
-		wr, w, eta := rn.walkModelAt(ctx, res.X, mod, -rn.s.Delta/3, r, budget)
+	pool := max(maxRadiusHalvings, rn.s.MaxSubsets/radiusBudgetDiv)
+	for k := maxRadiusHalvings; k >= 1 && pool > 0; k-- {
+		r := math.Ldexp(rn.r, -k)
+		wr, w, eta := rn.walkModelAt(ctx, res.X, mod, -rn.s.Delta/3, r, pool)
+		pool -= w.examined
 		res.Examined += w.examined
 		res.Pruned += w.pruned
 		if wr.Canceled || wr.NumericalFailure || w.lost > 0 || !(eta < rn.s.Delta/6) {
 			return nil
 		}
 		if found, err := rn.verifyBest(res, w); found || err != nil {
+			res.CertifiedRadius, res.Vacuous = 0, false
 			return err
 		}
-		if w.stopped {
-			continue
-		}
-		if cert, _ := rn.modelCertifies(w, eta); cert {
-			res.CertifiedRadius = r
-			res.Vacuous = norm(mod.v)*r+0.5*mod.normF()*r*r <= rn.s.Delta/2
+		if cert, _ := rn.modelCertifies(w, eta); w.stopped || !cert {
 			return nil
 		}
+		res.CertifiedRadius = r
+		res.Vacuous = norm(mod.v)*r+0.5*mod.normF()*r*r <= rn.s.Delta/2
 	}
 	return nil
 }

@@ -85,7 +85,8 @@ type Settings struct {
 
 	// MaxSubsets bounds the constraint subsets one Escape examines. An escape that hits
 	// it without finding a move is not certified, and Minimize stops with
-	// StatusSubsetLimit. Default 4096.
+	// StatusSubsetLimit; its walks for EscapeResult.CertifiedRadius then share
+	// max(6, MaxSubsets/8) more. Default 4096.
 	MaxSubsets int
 
 	// MaxEscapes bounds the escapes of Minimize (StatusEscapeLimit). Default 10000.

@@ -243,7 +243,8 @@ type EscapeResult struct {
 	// CertifiedRadius is the radius r′ ≤ Radius at which this escape certified x: Radius
 	// when Certified; else, when MaxSubsets cut the walk short at Radius, the largest
 	// r′ = Radius/2ᵏ (k ≤ 6) at which a complete walk certified x (no decrease of δ/2 of
-	// the model over S ∩ B(x, r′)); 0 when none. Vacuous reports that at r′ the model
+	// the model over S ∩ B(x, r′)), the walks going up from Radius/64 within a pool of
+	// MaxSubsets/8 subsets (Settings.MaxSubsets); 0 when none. Vacuous reports that at r′ the model
 	// cannot decrease by δ/2 anyway (‖v‖r′ + ½‖M‖_F·r′² ≤ δ/2), so the certificate says
 	// nothing. The walks below Radius are counted in Examined and Pruned.
 	CertifiedRadius float64
