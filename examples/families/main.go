@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -46,6 +47,8 @@ func run(args []string, w io.Writer) error {
 	rungs := fs.Int("rungs", 0, "Settings.Search.Rungs (0: houdini's default; -1: no deeper search)")
 	timeout := fs.Duration("timeout", 20*time.Second, "wall-time budget per run (status canceled); 0: none")
 	perRun := fs.Bool("runs", true, "print the per-run table too")
+	names := fs.String("instances", "", "comma-separated substrings: run only the instances whose name contains one")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the runs here")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,7 +58,7 @@ func run(args []string, w io.Writer) error {
 	}
 	sets := make([][]*Instance, len(fams))
 	for k, f := range fams {
-		sets[k] = f.generate(*seed)
+		sets[k] = keepNamed(f.generate(*seed), *names)
 	}
 	if *write != "" {
 		return writeAll(w, *write, fams, sets)
@@ -71,6 +74,17 @@ func run(args []string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "houdini on the benchmark families: seed %d, MaxSubsets %s, Search.Rungs %d, timeout %v per run, otherwise default settings\n\n",
 		*seed, subsets, *rungs, *timeout)
+	if *cpuprofile != "" {
+		pf, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var outs []*Outcome
 	for k, f := range fams {
 		for _, in := range sets[k] {
@@ -141,4 +155,22 @@ func writeAll(w io.Writer, dir string, fams []Family, sets [][]*Instance) error 
 	}
 	fmt.Fprintf(w, "wrote %d instances to %s\n", count, dir)
 	return nil
+}
+
+// keepNamed returns the instances whose name contains one of the comma-separated
+// substrings of names (all of them when names is empty).
+func keepNamed(ins []*Instance, names string) []*Instance {
+	if names == "" {
+		return ins
+	}
+	var out []*Instance
+	for _, in := range ins {
+		for _, s := range strings.Split(names, ",") {
+			if strings.Contains(in.Name, s) {
+				out = append(out, in)
+				break
+			}
+		}
+	}
+	return out
 }
