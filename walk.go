@@ -112,15 +112,21 @@ type walk struct {
 	allGeneral bool                // test switch: forcedKeep's general rule where every held row is a coordinate too
 	lagr       func(*walk) float64 // the Lagrangian bound with the rows a subset leaves free (lagrange.go), or nil
 
-	examined, pruned  int
-	byLagrange        int     // of the pruned subsets, those only the Lagrangian bound pruned
-	base              int     // equalities held before any choice (Constraints.equalities)
-	eqErr             float64 // what holding them at their computed offsets can cost (holdEqualities)
-	forced            int     // rows held by holdForcedRows
-	byCircuits        int     // of the rows it kept, those its circuit rule decided (circuits.go)
-	forcedErr         float64 // what holding them can cost the certificate (holdForcedRows)
-	normFail          float64 // the failure probability of the bound on ‖M‖₂ some forced row rests on (forcedCostsCoords)
-	lost              int     // candidates whose point x + h lost their promise to rounding (toPoint)
+	examined, pruned int
+	byLagrange       int     // of the pruned subsets, those only the Lagrangian bound pruned
+	base             int     // equalities held before any choice (Constraints.equalities)
+	eqErr            float64 // what holding them at their computed offsets can cost (holdEqualities)
+	forced           int     // rows held by holdForcedRows
+	byCircuits       int     // of the rows it kept, those its circuit rule decided (circuits.go)
+	forcedErr        float64 // what holding them can cost the certificate (holdForcedRows)
+	normFail         float64 // the failure probability of the bound on ‖M‖₂ some forced row rests on (forcedCostsCoords)
+	lost             int     // candidates whose point x + h lost their promise to rounding (toPoint)
+	// probe is the offset of the current subset's lowest candidate below keep, feasible
+	// or not (probeQ its value), which orders the subset's children (walkOrder);
+	// indexOrder is the test switch that keeps near's order instead.
+	probe             []float64
+	probeQ            float64
+	indexOrder        bool
 	stopped, canceled bool
 }
 
@@ -245,22 +251,32 @@ func (w *walk) stop(canceled bool) {
 	w.canceled = w.canceled || canceled
 }
 
-// enumerate examines the current subset and then, depth first, each subset that adds one
-// near row of larger index: every subset of near rows once, in lexicographic order. The
-// children are all skipped (branch and bound) when the model's minimum over the current
-// affine set ∩ ball, ignoring the inequalities (the examiner's lower: a lower bound, by
-// duality for the dense backend, findInside), is ≥ min(keep, qmin),
-// keep = −δ/3 and qmin the best feasible candidate so far: a superset's affine set ∩ ball
-// is contained in the current one, so none of its candidates could lower the model below
-// keep or below the best already found. The best candidate and the certificate are the
-// full walk's; the runners-up tried on f when the best fails there may differ. A child is
-// pruned with its whole subtree when
+// enumerate examines the current subset and then, depth first, each subset that adds
+// near rows from near[start:] (descend): every subset of near rows once. The children are
+// all skipped (branch and bound) when the model's minimum over the current affine set ∩
+// ball, ignoring the inequalities (the examiner's lower: a lower bound, by duality for the
+// dense backend, findInside), is ≥ min(keep, qmin), keep = −δ/3 and qmin the best
+// feasible candidate so far: a superset's affine set ∩ ball is contained in the current
+// one, so none of its candidates could lower the model below keep or below the best
+// already found. The best candidate and the certificate are the full walk's; the
+// runners-up tried on f when the best fails there may differ. A child is pruned with its
+// whole subtree when
 //   - the new row is dependent on the held rows: its hyperplane then contains their
 //     affine set 𝒜 (the child's set is 𝒜, already examined, and so is every superset's,
 //     as the same set without this row) or misses it (the child's set is empty);
 //   - the child's affine set is farther than r from x: supersets' sets are subsets of
 //     it, no nearer (line: "if ‖p − x‖ > r continue").
-func (w *walk) enumerate(start int) {
+func (w *walk) enumerate(start int) { w.descend(w.near[start:]) }
+
+// descend examines the subset w holds and the subtree of subsets that add rows of free:
+// for the rows of free in the order walkOrder gives, i₁, i₂, …, the child that holds iₖ
+// descends with free = {iₖ₊₁, …}. Every subset of the held rows plus rows of free is
+// reached once, whatever the order (its first row in that order names its child), so the
+// order decides only which subsets a budget reaches and when qmin falls, never the
+// verdict of a complete walk: its qmin is the least candidate value below keep over the
+// whole tree either way (a subtree pruned at bar = min(keep, qmin) holds no value below
+// bar), and every rule above is about one subset and its supersets.
+func (w *walk) descend(free []int) {
 	if w.stopped {
 		return
 	}
@@ -275,9 +291,10 @@ func (w *walk) enumerate(start int) {
 		return
 	}
 	w.examined++
+	w.probe, w.probeQ = nil, w.pool.keep
 	lower := w.ex.examine(w)
 	bar := math.Min(w.pool.keep, w.pool.qmin)
-	if lower < bar && w.lagr != nil && start < len(w.near) && !w.noPrune && !w.stopped {
+	if lower < bar && w.lagr != nil && len(free) > 0 && !w.noPrune && !w.stopped {
 		if lb := w.lagr(w); lb > lower { // lagrange.go
 			lower = lb
 			if lower >= bar {
@@ -285,18 +302,65 @@ func (w *walk) enumerate(start int) {
 			}
 		}
 	}
-	if lower >= bar && start < len(w.near) && !w.noPrune {
+	if lower >= bar && len(free) > 0 && !w.noPrune {
 		w.pruned++ // relaxed bound: no subset below holds a candidate
 		return
 	}
-	for j := start; j < len(w.near) && !w.stopped; j++ {
-		if !w.push(w.near[j]) {
+	free = w.walkOrder(free)
+	for k, i := range free {
+		if w.stopped {
+			break
+		}
+		if !w.push(i) {
 			w.pruned++
 			continue
 		}
-		w.enumerate(j + 1)
+		w.descend(free[k+1:])
 		w.pop()
 	}
+}
+
+// walkOrder returns the rows of free in the order the current subset's children take
+// them (issue 14 item 3): first the rows that the subset's best candidate before the
+// inequalities (w.probe, the lowest model value below keep that the examiner reported,
+// feasible or not) violates, most violated first, then the others in near's order. A
+// minimizer over S_w that the subset's own minimizer misses holds some of the rows that
+// minimizer violates, so the walk dives toward it (an active-set step per level) and qmin
+// falls early, which prunes more and spends a budget on the subsets that matter. Ties
+// keep near's order (a stable sort), so the order is a function of the walk's values
+// alone: the same seed walks the same subsets. free is not modified.
+func (w *walk) walkOrder(free []int) []int {
+	if w.probe == nil || w.indexOrder || len(free) < 2 {
+		return free
+	}
+	viol := make([]float64, len(free))
+	any := false
+	for k, i := range free {
+		viol[k] = -w.slack(i, w.probe)
+		any = any || viol[k] > 0
+	}
+	if !any {
+		return free
+	}
+	idx := make([]int, len(free))
+	for k := range idx {
+		idx[k] = k
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		va, vb := math.Max(0, viol[a]), math.Max(0, viol[b])
+		switch {
+		case va > vb:
+			return -1
+		case va < vb:
+			return 1
+		}
+		return 0
+	})
+	out := make([]int, len(free))
+	for k, j := range idx {
+		out[k] = free[j]
+	}
+	return out
 }
 
 // push holds row i as an equality, moving the projection p of x onto the smaller affine
@@ -356,6 +420,9 @@ func (w *walk) consider(h []float64, q float64, kase Case) {
 	pl := &w.pool
 	if q >= pl.keep {
 		return
+	}
+	if q < w.probeQ {
+		w.probe, w.probeQ = slices.Clone(h), q
 	}
 	h, moved, ok := w.repair(h, nil)
 	if !ok {
