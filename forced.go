@@ -161,12 +161,17 @@ func (w *walk) holdForced(F []int, fr forcedFrame) bool {
 	return true
 }
 
-// forcedCandidates returns the near rows with offsets sᵢ ≤ forcedSlack·r, in near's
-// order.
+// forcedCandidates returns the near rows with offsets sᵢ ≤ forcedSlack·r + eqLift, in
+// near's order. eqLift is what newWalk added to every inequality for the equalities'
+// rounding (D, and up to H_c's point p_c): without it a bound x sits on beside an
+// equality has sᵢ ≈ D ≈ 10⁻¹⁴, above forcedSlack·r once r ≲ 10⁻²
+// (the balanced cut's certified-radius walks at r/64 forced none of its 44 bounds).
+// Which rows are candidates is no part of the proof: forcedFrame checks its conditions
+// (2p ≤ ½·nearMargin·r, p_F ∈ S_w) on the rows held.
 func (w *walk) forcedCandidates() []int {
 	var cands []int
 	for _, i := range w.near {
-		if w.s[i] <= forcedSlack*w.r {
+		if w.s[i] <= forcedSlack*w.r+w.eqLift {
 			cands = append(cands, i)
 		}
 	}

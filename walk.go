@@ -116,6 +116,7 @@ type walk struct {
 	byLagrange       int     // of the pruned subsets, those only the Lagrangian bound pruned
 	base             int     // equalities held before any choice (Constraints.equalities)
 	eqErr            float64 // what holding them at their computed offsets can cost (holdEqualities)
+	eqLift           float64 // how far newWalk raised the inequalities' offsets for them: D + ‖p_c‖
 	forced           int     // rows held by holdForcedRows
 	byCircuits       int     // of the rows it kept, those its circuit rule decided (circuits.go)
 	forcedErr        float64 // what holding them can cost the certificate (holdForcedRows)
@@ -158,6 +159,7 @@ func newWalk(ctx context.Context, c *Constraints, x []float64, r float64, mod *q
 			}
 		}
 	}
+	w.eqLift = D + math.Sqrt(w.dist2[w.base])
 	w.close, w.near = c.nearRows(w.s, r)
 	w.eqErr = w.equalityErr(D)
 	return w
