@@ -142,11 +142,7 @@ func eigenbasisCheaper(d, t int) bool {
 func (eb *eigenbasis) dense(ctx context.Context, t int, rs, keep float64) ([]subCandidate, float64, bool) {
 	c0 := eb.prepare(t)
 	sp := newSubspace(eb.ut[:t], eb.d)
-	lam := mat.NewSymDense(eb.d, nil)
-	for i, l := range eb.lam {
-		lam.SetSym(i, i, l)
-	}
-	cands, lower, ok := findInsideDense(ctx, sp.project(lam), sp.coords(eb.gt), rs, c0, keep)
+	cands, lower, ok := findInsideDense(ctx, sp.projectDiag(eb.lam), sp.coords(eb.gt), rs, c0, keep)
 	for k := range cands {
 		cands[k].y = sp.point(cands[k].y)
 	}
