@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/houdini-opt/houdini"
+	"github.com/houdini-opt/houdini/examples/internal/cputime"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -62,6 +63,7 @@ type Outcome struct {
 // certificate. It is not made when the run itself ended canceled.
 type EndEscape struct {
 	Wall                             time.Duration
+	CPU                              time.Duration // the process's CPU time during the escape (cputime)
 	Certified                        bool
 	CertRadius                       float64 // EscapeResult.CertifiedRadius
 	Forced, Walked, Examined, Pruned int
@@ -115,9 +117,9 @@ func Run(ctx context.Context, in *Instance, fam Family, start Start, cfg Config)
 			ectx, cancel = context.WithTimeout(ectx, cfg.Timeout)
 			defer cancel()
 		}
-		t1 := time.Now()
+		t1, c1 := time.Now(), cputime.Now()
 		e, err := opt.Escape(ectx, res.X)
-		o.End.Wall = time.Since(t1)
+		o.End.Wall, o.End.CPU = time.Since(t1), cputime.Now()-c1
 		if err != nil {
 			return nil, fmt.Errorf("%s from %s: end escape: %w", in.Name, start.Name, err)
 		}
