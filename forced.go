@@ -13,8 +13,9 @@ import (
 
 // Guards of the forced-row rule.
 const (
-	// forcedSlack: rows with offsets sᵢ ≤ forcedSlack·r are the candidates; a larger
-	// offset moves the frame p_F beyond what nearMargin allows anyway.
+	// forcedSlack: rows with offsets sᵢ ≤ forcedSlack·r (plus the equalities' lift,
+	// forcedCandidates) are the candidates; a larger offset moves the frame p_F beyond
+	// what nearMargin allows anyway.
 	forcedSlack = 1e-3 * nearMargin
 	// maxForcedRounds bounds the rounds of holdForcedRows (a round whose frame fails
 	// retries with the rows through x alone).
@@ -26,8 +27,8 @@ const (
 // set, ℝᵈ without equalities), and drops them from the rows the walk chooses from;
 // forcedErr is what holding them at their computed offsets can cost the certificate.
 //
-// The rule. Let E be the near rows through x (offsets sᵢ ≤ forcedSlack·r, independent, in
-// near's order), held on the walk's stack above the equalities: the Gram–Schmidt vectors
+// The rule. Let E be the near rows through x (offsets sᵢ ≤ forcedSlack·r + eqLift,
+// forcedCandidates; independent, in near's order), held on the walk's stack above the equalities: the Gram–Schmidt vectors
 // U_E of E's rows orthogonal to the equalities' normals, R = A_E·U_E (lower triangular,
 // A_E the unit rows of E) and G = RRᵀ = A_E P_N A_Eᵀ, P_N the projection on the
 // equalities' directions N. For i ∈ E let
