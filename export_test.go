@@ -29,9 +29,9 @@ func (o *Optimizer) UseLagrangeBound() { o.countLagrangePrunes(new(int)) }
 // setNoBoxCert turns the box certificate (boxcert.go) off, so that every escape walks.
 func (o *Optimizer) setNoBoxCert(on bool) { o.test.noBoxCert = on }
 
-// UseIndexOrder makes the walk take each subset's children in near's order instead of
-// walkOrder's, for the order tests of package houdini_test.
-func (o *Optimizer) UseIndexOrder() { o.test.indexOrder = true }
+// UseWalkOrder makes the walk take each subset's children in walkOrder's order (off by
+// default) instead of near's, for the order tests of package houdini_test.
+func (o *Optimizer) UseWalkOrder() { o.test.walkOrder = true }
 
 // setReferenceEscape makes the walk examine every subset by its own EigenSym (the dense
 // FindInside backend) instead of from M's eigenbasis.

@@ -28,7 +28,7 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	w := newWalk(ctx, rn.c, x, r, mod, rn.s, rn.test.noPrune)
 	w.pool.keep = keep
 	w.maxSubsets = maxSubsets
-	w.indexOrder = rn.test.indexOrder
+	w.ordered = rn.test.walkOrder
 	if !rn.test.noPrune {
 		w.holdForcedRows()
 		if rn.test.lagrangePruned != nil && mod.M != nil { // off by default, dense models: lagrange.go

@@ -63,9 +63,9 @@ type testOptions struct {
 	lagrangePruned *int
 	// noBoxCert turns the box certificate off (boxcert.go): every escape walks.
 	noBoxCert bool
-	// indexOrder walks each subset's children in near's order (walk.walkOrder's
-	// reference).
-	indexOrder bool
+	// walkOrder walks each subset's children in walk.walkOrder's order instead of
+	// near's.
+	walkOrder bool
 }
 
 // report sends a Progress report to Settings.Progress, if set.

@@ -10,8 +10,8 @@ import (
 	"github.com/houdini-opt/houdini/internal/bruteforce"
 )
 
-// TestWalkOrderAgainstIndexOrder (issue 14 item 3): the walk's order (walk.walkOrder:
-// each subset's children by how much its best candidate violates them) decides which
+// TestWalkOrderAgainstIndexOrder (issue 14 item 3): the walk's order (walk.walkOrder, a
+// test switch: each subset's children by how much its best candidate violates them) decides which
 // subsets a budget reaches, never the verdict of a complete walk. On seeded instances of
 // every internal/bruteforce family, in two forms and with a translated, rescaled copy, at
 // δ around the exhaustive minimum m, a complete escape in walkOrder's order and one in
@@ -54,8 +54,8 @@ func TestWalkOrderAgainstIndexOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if k == 1 {
-				o.UseIndexOrder()
+			if k == 0 {
+				o.UseWalkOrder()
 			}
 			if es[k], err = o.Escape(context.Background(), in.X); err != nil {
 				t.Fatal(err)
