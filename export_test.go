@@ -33,6 +33,17 @@ func (o *Optimizer) setNoBoxCert(on bool) { o.test.noBoxCert = on }
 // default) instead of near's, for the order tests of package houdini_test.
 func (o *Optimizer) UseWalkOrder() { o.test.walkOrder = true }
 
+// setNoCone turns the cone bound (cone.go) off, and countConePrunes tries it on walks of
+// any size (not only from coneMinRows rows on) and adds to *n the subtrees only it prunes.
+func (o *Optimizer) setNoCone(on bool) { o.test.noCone = on }
+func (o *Optimizer) countConePrunes(n *int) {
+	o.test.conePruned, o.test.coneMinRows = n, 1
+}
+
+// UseConeEverywhere tries the cone bound (cone.go) on walks of any size, for the
+// brute-force tests of package houdini_test.
+func (o *Optimizer) UseConeEverywhere() { o.countConePrunes(new(int)) }
+
 // setReferenceEscape makes the walk examine every subset by its own EigenSym (the dense
 // FindInside backend) instead of from M's eigenbasis.
 func (o *Optimizer) setReferenceEscape(on bool) { o.test.referenceEscape = on }

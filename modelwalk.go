@@ -37,6 +37,13 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 			}
 		}
 	}
+	if !rn.test.noPrune && !rn.test.noCone && mod.M != nil && !rn.krylovModel(mod, len(x)) {
+		minRows := coneMinRows
+		if rn.test.coneMinRows > 0 {
+			minRows = rn.test.coneMinRows
+		}
+		w.cone = w.newConeBound(minRows) // cone.go: at the root, after the forced rows
+	}
 	eta := modelRounding(len(x), norm(mod.v), mod.normF(), r) + w.eqErr + w.forcedErr
 	ref := newReferenceExaminer(mod)
 	w.ex = ref
@@ -55,6 +62,9 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	failed := ref.failed || (kry != nil && kry.failed)
 	if rn.test.lagrangePruned != nil {
 		*rn.test.lagrangePruned += w.byLagrange
+	}
+	if rn.test.conePruned != nil {
+		*rn.test.conePruned += w.byCone
 	}
 	res := &EscapeResult{
 		X:                x,

@@ -158,6 +158,7 @@ func polyCheck(in *bruteforce.Instance, f polyForm, delta, truth float64, tl *po
 	if f == formAllRows {
 		o.UseLagrangeBound() // off by default; checked here on every instance's second form
 	}
+	o.UseConeEverywhere() // by default only from coneMinRows rows on
 	e, err := o.Escape(context.Background(), in.X)
 	if err != nil {
 		return fmt.Sprintf("%s: Escape at X: %v", polyFormNames[f], err)

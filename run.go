@@ -66,6 +66,11 @@ type testOptions struct {
 	// walkOrder walks each subset's children in walk.walkOrder's order instead of
 	// near's.
 	walkOrder bool
+	// noCone turns the cone bound (cone.go) off, coneMinRows (when > 0) replaces its
+	// threshold coneMinRows, and conePruned, when set, counts the subtrees only it pruned.
+	noCone      bool
+	coneMinRows int
+	conePruned  *int
 }
 
 // report sends a Progress report to Settings.Progress, if set.

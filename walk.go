@@ -111,9 +111,11 @@ type walk struct {
 	noPrune    bool                // test switch: no pruning (export_test.go)
 	allGeneral bool                // test switch: forcedKeep's general rule where every held row is a coordinate too
 	lagr       func(*walk) float64 // the Lagrangian bound with the rows a subset leaves free (lagrange.go), or nil
+	cone       func(*walk) float64 // the bound over the cone of the undecided rows (cone.go), or nil
 
 	examined, pruned int
 	byLagrange       int     // of the pruned subsets, those only the Lagrangian bound pruned
+	byCone           int     // of the pruned subsets, those only the cone bound pruned
 	base             int     // equalities held before any choice (Constraints.equalities)
 	eqErr            float64 // what holding them at their computed offsets can cost (holdEqualities)
 	eqLift           float64 // how far newWalk raised the inequalities' offsets for them: D + ‖p_c‖
@@ -296,13 +298,8 @@ func (w *walk) descend(free []int) {
 	w.probe, w.probeQ = nil, w.pool.keep
 	lower := w.ex.examine(w)
 	bar := math.Min(w.pool.keep, w.pool.qmin)
-	if lower < bar && w.lagr != nil && len(free) > 0 && !w.noPrune && !w.stopped {
-		if lb := w.lagr(w); lb > lower { // lagrange.go
-			lower = lb
-			if lower >= bar {
-				w.byLagrange++
-			}
-		}
+	if lower < bar && len(free) > 0 && !w.noPrune && !w.stopped {
+		lower = w.extraBounds(lower, bar)
 	}
 	if lower >= bar && len(free) > 0 && !w.noPrune {
 		w.pruned++ // relaxed bound: no subset below holds a candidate
@@ -370,6 +367,27 @@ func (w *walk) walkOrder(free []int) []int {
 		out[k] = free[j]
 	}
 	return out
+}
+
+// extraBounds returns the examiner's lower raised by the bounds that see the rows a subset
+// leaves free, the Lagrangian (lagrange.go) and the cone bound (cone.go), each tried while
+// lower < bar, and counts the subtrees each alone prunes.
+func (w *walk) extraBounds(lower, bar float64) float64 {
+	for _, b := range [2]struct {
+		f func(*walk) float64
+		n *int
+	}{{w.lagr, &w.byLagrange}, {w.cone, &w.byCone}} {
+		if b.f == nil || lower >= bar {
+			continue
+		}
+		if lb := b.f(w); lb > lower {
+			lower = lb
+			if lower >= bar {
+				*b.n++
+			}
+		}
+	}
+	return lower
 }
 
 // push holds row i as an equality, moving the projection p of x onto the smaller affine

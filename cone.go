@@ -1,0 +1,582 @@
+package houdini
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// A lower bound on the model over the cone of the rows a subset leaves undecided (issue 14
+// item 3), so that the walk decides all 2^m subsets of m such rows at once: where the
+// rows x sits on have zero or small multipliers (StQP and Motzkin–Straus on the simplex,
+// BoxQP), or large multipliers that forced.go cannot prove (a bound coupled by the Hessian
+// to a free coordinate), the subset walk is the complete 2^m tree; one copositivity-type
+// test of an m×m matrix replaces it.
+//
+// The bound. Let T be the rows the walk holds (equalities, forced rows, the subset's), N
+// their directions, p the offset of the projection of x on their affine set and
+// r′ = √(r² − ‖p‖²), so that the points of the walk's set are h = p + z, z ∈ N, ‖z‖ ≤ r′.
+// Let W be near rows outside T whose slack σᵢ = sᵢ − âᵢ·p at p is at most coneSlack·r′
+// (relaxed by two roundTol, for the subtree's candidates), independent in N; the other
+// rows are dropped, which only enlarges the set. With U the Gram–Schmidt vectors of W's
+// rows in N, Rₖⱼ = âₖ·uⱼ (lower triangular) and X = R⁻¹, the shift q = U·X·σ⁺ ∈ N has
+// âᵢ·q = σᵢ⁺ ≥ σᵢ, so every z with âᵢ·z ≤ σᵢ (i ∈ W) and ‖z‖ ≤ r′ is z = q + y with
+//
+//	y ∈ K = {y ∈ N : âᵢ·y ≤ 0, i ∈ W},   ‖y‖ ≤ R = r′ + ‖q‖.
+//
+// Write y = −U·X·t + O·u with t = −A_W y ≥ 0 (K is the image of the orthant) and O an
+// orthonormal basis of the directions Z that W and T leave free (‖y‖² = ‖a‖² + ‖u‖²,
+// a = −Xt). With g = v + M(p + q) and c = m(p + q), the model is
+//
+//	m(p + q + y) = c + ℓᵀt + g_Zᵀu + ½yᵀMy,   ℓ = −Xᵀ(Uᵀg),  g_Z = Oᵀg,
+//
+// ℓ the least-squares multipliers of W for g in N. On K ∩ B(0, R), 0 ≤ tᵢ ≤ Tᵢ = ‖P_N âᵢ‖R
+// and ‖u‖ ≤ R. A multiplier ℓᵢ⁺ = ℓ₁ᵢ + ℓ₂ᵢ is spent twice over: ℓ₁ᵢtᵢ ≥ (ℓ₁ᵢ/Tᵢ)tᵢ², and,
+// with hᵢ the i-th column of V = H_ua·X (½yᵀMy holds −Σᵢ tᵢhᵢᵀu) and ĥᵢᵀu ≤ R,
+// ℓ₂ᵢtᵢ − tᵢhᵢᵀu ≥ −sᵢtᵢhᵢᵀu with sᵢ = 1 − ℓ₂ᵢ/(R‖hᵢ‖) for ℓ₂ᵢ ≤ R‖hᵢ‖ (a product of
+// tᵢ ≥ 0 and R − ĥᵢᵀu ≥ 0: the multiplier pays for the coupling to the free directions,
+// as in forced.go's rule). With ℓᵢ⁻Tᵢ ≥ −ℓᵢtᵢ for negative ones and g_Zᵀu ≥ −‖g_Z‖R, when
+//
+//	tᵀCt ≥ 0 for every t ≥ 0,  C = Xᵀ(H_aa + τI)X − D_s·Vᵀ(H_uu + τI)⁻¹V·D_s + diag(2ℓ₁/T)   (∗)
+//
+// (H the matrix of M in the coordinates (a, u), H_uu + τI ≻ 0 by Cholesky, D_s = diag(s);
+// minimizing over u, (∗) says that the quadratic form left, plus τ‖y‖², is ≥ 0 on K),
+// the model on the walk's set is at least
+//
+//	L = c − Σᵢ ℓᵢ⁻Tᵢ − ‖g_Z‖R − ½τR²,
+//
+// and every subset below T (its affine set lies in T's and its candidates in S_w up to
+// roundTol) has no candidate below L. Large multipliers thus pay for negative curvature
+// and coupling (rosen-ext's bounds at 0.5), zero multipliers need (∗) from M alone
+// (copositivity, StQP). copositive proves (∗) (a sufficient test; a vertex with
+// tᵀCt < 0 shows (∗) false for that split and gives coneCandidate a direction). τ is the
+// largest the walk's bar allows (coneBound), less the rounding of the test
+// (coneRounding); the splits tried are coneShares.
+//
+// Cost: O(d²(t + m)) for the projections, O((d − t − m)³) for the Cholesky factor of the
+// free face, O(m³) per simplex of the partition (at most coneMaxSimplices of them).
+
+// Guards of the cone bound.
+const (
+	// coneSlack: near rows with slack σᵢ ≤ coneSlack·r′ at p are the cone's; the others
+	// are dropped (a relaxation), so that the shift q stays a small part of R.
+	coneSlack = 1e-3
+	// coneIndep: a row is the cone's only when its component orthogonal to the held rows
+	// and the cone's rows before it is at least coneIndep times its component in N, so
+	// that X = R⁻¹ stays well conditioned; a nearly dependent row is dropped.
+	coneIndep = 1e-3
+	// coneMinRows: the bound is tried only when the walk has at least coneMinRows rows to
+	// choose from: a smaller walk is cheaper than its factorization.
+	coneMinRows = 6
+	// coneMaxSimplices bounds the simplicial cones copositive examines, and coneMaxDepth
+	// the bisections on the way to one (and with them its memory, O(coneMaxDepth·m²)).
+	coneMaxSimplices = 2048
+	coneMaxDepth     = 48
+	// coneRound multiplies the rounding bound of coneRounding.
+	coneRound = 16
+)
+
+// coneShares are the shares f of each multiplier that coneSchur.matrix spends on the
+// coupling to the free directions, tried in order.
+var coneShares = [...]float64{1, 0.5, 0}
+
+// coneFrame is the data of coneBound's frame p + q for the subset the walk holds.
+type coneFrame struct {
+	rows []int       // W
+	U    [][]float64 // Gram–Schmidt vectors of W's rows in N
+	X    [][]float64 // R⁻¹, lower triangular
+	T    []float64   // Tᵢ = ‖P_N âᵢ‖·R, the largest tᵢ on K ∩ B(0, R)
+	R    float64     // r′ + ‖q‖
+	c    float64     // m(p + q)
+	g    []float64   // v + M(p + q)
+	ell  []float64   // the multipliers ℓ
+	lin  float64     // Σ ℓᵢ⁻Tᵢ + ‖g_Z‖R, with g_Z's rounding
+}
+
+// newConeBound returns the cone bound for the walk's current depth (the root, after the
+// forced rows) when the walk has at least minRows rows to choose from: a function that
+// returns −Inf at every other depth.
+func (w *walk) newConeBound(minRows int) func(*walk) float64 {
+	depth := len(w.rows)
+	return func(w *walk) float64 {
+		if len(w.rows) != depth || len(w.near) < minRows {
+			return math.Inf(-1)
+		}
+		return w.coneBound()
+	}
+}
+
+// coneBound returns L ≥ min(keep, qmin) of the package comment when it proves (∗) at the
+// largest τ that allows it, else −Inf.
+func (w *walk) coneBound() float64 {
+	fr := w.newConeFrame()
+	if fr == nil {
+		return math.Inf(-1)
+	}
+	bar := math.Min(w.pool.keep, w.pool.qmin)
+	d := len(w.x)
+	vm := coneRound * float64(d+2) * eps * (norm(fr.g) + w.mod.normF()*fr.R) * fr.R // c's, ℓ's, g_Z's rounding
+	avail := fr.c - fr.lin - vm - bar
+	if !(avail > 0) {
+		return math.Inf(-1)
+	}
+	tau := 2 * avail * (1 - 1e-9) / (fr.R * fr.R)
+	guess := 1e-6*tau + coneRounding(d, w.mod.normF()+tau, 1, 0, 0)
+	for range 2 { // a second try when the test's rounding exceeds the guess
+		cs, ok := w.coneCurvature(fr, tau-guess)
+		if !ok {
+			return math.Inf(-1)
+		}
+		retry := false
+		for _, f := range coneShares {
+			C, round := cs.matrix(fr, f, d)
+			if round > guess {
+				guess, retry = 2*round, true
+				break
+			}
+			pos, neg := copositive(C, coneMaxSimplices)
+			if pos {
+				return fr.c - fr.lin - vm - 0.5*tau*fr.R*fr.R
+			}
+			if neg != nil {
+				w.coneCandidate(fr, cs, neg)
+			}
+		}
+		if !retry {
+			break
+		}
+	}
+	return math.Inf(-1)
+}
+
+// newConeFrame chooses W, the shift q and the multipliers (coneBound), or returns nil
+// when the section of the ball is a point or W is empty.
+func (w *walk) newConeFrame() *coneFrame {
+	p, rs := w.offset(), w.radius()
+	if !(rs > 0) || w.mod.M == nil {
+		return nil
+	}
+	fr := &coneFrame{}
+	held := w.basis.dense(len(w.x)) // a dense model: d below krylovDenseDim
+	basis := slices.Clone(held)
+	var sigma, pn []float64
+	for _, l := range w.near {
+		if slices.Contains(w.rows, l) {
+			continue
+		}
+		s := w.slack(l, p) + 2*w.roundTol(l)
+		if s > coneSlack*rs {
+			continue
+		}
+		a := orthogonalize(w.c.row(l), held)
+		na := norm(a)
+		u := orthogonalize(a, basis[len(held):])
+		nu := norm(u)
+		if !(na > rankTol && nu >= coneIndep*na) {
+			continue
+		}
+		scale(u, 1/nu)
+		basis = append(basis, u)
+		fr.rows, fr.U = append(fr.rows, l), append(fr.U, u)
+		sigma, pn = append(sigma, math.Max(0, s)), append(pn, na)
+	}
+	if len(fr.rows) == 0 {
+		return nil
+	}
+	fr.X = lowerInverse(w.c, fr.rows, fr.U)
+	m, d := len(fr.rows), len(w.x)
+	h := slices.Clone(p) // p + q, q = U·X·σ⁺
+	nq := 0.0
+	for j := range m {
+		aj := 0.0
+		for k := 0; k <= j; k++ {
+			aj += fr.X[j][k] * sigma[k]
+		}
+		axpy(h, aj, fr.U[j])
+		nq += aj * aj
+	}
+	fr.R = (rs + math.Sqrt(nq)) * (1 + 1e-9)
+	fr.c = w.mod.value(h)
+	fr.g = make([]float64, d)
+	w.mod.mul(fr.g, h)
+	axpy(fr.g, 1, w.mod.v)
+	fr.multipliers(pn, basis)
+	return fr
+}
+
+// multipliers sets ℓ = −Xᵀ(Uᵀg), T and the linear costs Σ ℓᵢ⁻Tᵢ + ‖g_Z‖R, g_Z the part
+// of g off the basis (held rows and W), with the rounding of that projection.
+func (fr *coneFrame) multipliers(pn []float64, basis [][]float64) {
+	m := len(fr.rows)
+	ug := make([]float64, m)
+	for j, u := range fr.U {
+		ug[j] = dot(u, fr.g)
+	}
+	fr.ell, fr.T = make([]float64, m), make([]float64, m)
+	for i := range m {
+		s := 0.0
+		for k := i; k < m; k++ {
+			s -= fr.X[k][i] * ug[k]
+		}
+		fr.ell[i], fr.T[i] = s, pn[i]*fr.R
+		fr.lin += math.Max(0, -s) * fr.T[i]
+	}
+	gz := norm(orthogonalize(fr.g, basis)) + 4*float64(len(basis)+2)*eps*norm(fr.g)
+	fr.lin += gz * fr.R
+}
+
+// coneSchur is coneCurvature's reduction of (∗) to the orthant of t for one τ: with
+// V = H_ua·X (columns hᵢ), B = Xᵀ(H_aa + τI)X and P = Vᵀ(H_uu + τI)⁻¹V, minimizing over
+// u gives yᵀ(M + τI)y ≥ tᵀ(B − P)t.
+type coneSchur struct {
+	B, P  [][]float64
+	sp    *subspace    // O, when Z ≠ {0}
+	ch    mat.Cholesky // of H_uu + τI
+	V     *mat.Dense
+	h     []float64 // ‖hᵢ‖
+	hn    float64   // ‖M‖_F + |τ| + ‖P‖_F: the scale of the factorization's rounding
+	kappa float64   // ‖R‖_F²‖X‖_F²
+	nr    float64   // ‖R‖_F²
+}
+
+// coneCurvature returns the reduction of (∗) for M + τI (coneSchur); ok is false when
+// H_uu + τI is not positive definite.
+func (w *walk) coneCurvature(fr *coneFrame, tau float64) (cs *coneSchur, ok bool) {
+	m, d := len(fr.rows), len(w.x)
+	basis := append(w.basis.dense(d), fr.U...)
+	MU := make([][]float64, m)
+	for j, u := range fr.U {
+		MU[j] = make([]float64, d)
+		w.mod.mul(MU[j], u)
+	}
+	Haa := make([][]float64, m)
+	for i := range m {
+		Haa[i] = make([]float64, m)
+		for j := range m {
+			Haa[i][j] = 0.5 * (dot(fr.U[i], MU[j]) + dot(fr.U[j], MU[i]))
+		}
+		Haa[i][i] += tau
+	}
+	cs = &coneSchur{B: lowerCongruence(Haa, fr.X), h: make([]float64, m)}
+	cs.P = make([][]float64, m)
+	for i := range m {
+		cs.P[i] = make([]float64, m)
+	}
+	if k := d - len(basis); k > 0 {
+		sp := newSubspace(basis, d)
+		Huu := sp.project(w.mod.M)
+		for j := range k {
+			Huu.SetSym(j, j, Huu.At(j, j)+tau)
+		}
+		if !cs.ch.Factorize(Huu) {
+			return nil, false
+		}
+		V := mat.NewDense(k, m, nil) // H_ua·X
+		col := make([]float64, k)
+		for j := range m {
+			clear(col)
+			for l := j; l < m; l++ {
+				axpy(col, fr.X[l][j], sp.coords(MU[l]))
+			}
+			V.SetCol(j, col)
+			cs.h[j] = norm(col)
+		}
+		cs.sp, cs.V = sp, V
+		var Z, P mat.Dense
+		if err := cs.ch.SolveTo(&Z, V); err != nil {
+			return nil, false
+		}
+		P.Mul(V.T(), &Z)
+		for i := range m {
+			for j := range m {
+				cs.P[i][j] = 0.5 * (P.At(i, j) + P.At(j, i))
+			}
+		}
+		cs.hn = mat.Norm(&P, 2)
+	}
+	cs.hn += w.mod.normF() + math.Abs(tau)
+	nx := 0.0
+	for i, l := range fr.rows {
+		for j := 0; j <= i; j++ {
+			r := w.c.dotRow(l, fr.U[j])
+			cs.nr += r * r
+			nx += fr.X[i][j] * fr.X[i][j]
+		}
+	}
+	cs.kappa = cs.nr * nx
+	return cs, true
+}
+
+// lowerCongruence returns XᵀSX for the lower triangular X (X[k][j], k ≥ j).
+func lowerCongruence(S, X [][]float64) [][]float64 {
+	m := len(S)
+	SX := make([][]float64, m)
+	for i := range m {
+		SX[i] = make([]float64, m)
+		for j := range m {
+			for k := j; k < m; k++ {
+				SX[i][j] += S[i][k] * X[k][j]
+			}
+		}
+	}
+	C := make([][]float64, m)
+	for i := range m {
+		C[i] = make([]float64, m)
+		for j := range m {
+			for k := i; k < m; k++ {
+				C[i][j] += X[k][i] * SX[k][j]
+			}
+		}
+	}
+	return C
+}
+
+// matrix returns C of (∗) with the share f ∈ [0, 1] of each multiplier spent on the
+// coupling (coneBound), and the rounding of proving it copositive (coneRounding).
+func (cs *coneSchur) matrix(fr *coneFrame, f float64, d int) (C [][]float64, round float64) {
+	m := len(cs.B)
+	s := make([]float64, m)    // the coupling's share left, 1 − ℓ₂ᵢ/(R‖hᵢ‖)
+	ell1 := make([]float64, m) // the multiplier left for the diagonal
+	for i := range m {
+		l := math.Max(0, fr.ell[i])
+		s[i], ell1[i] = 1, l
+		if rh := fr.R * cs.h[i]; rh > 0 && f > 0 {
+			l2 := f * math.Min(l, rh)
+			s[i], ell1[i] = math.Max(0, 1-l2/rh), l-l2
+		}
+	}
+	C = make([][]float64, m)
+	nc := 0.0
+	for i := range m {
+		C[i] = make([]float64, m)
+		for j := range m {
+			C[i][j] = cs.B[i][j] - s[i]*cs.P[i][j]*s[j]
+		}
+		C[i][i] += 2 * ell1[i] / fr.T[i]
+		for j := range m {
+			nc += C[i][j] * C[i][j]
+		}
+	}
+	return C, coneRounding(d, cs.hn, cs.kappa, math.Sqrt(nc), cs.nr)
+}
+
+// coneRounding returns the τ that covers the rounding of coneCurvature and copositive
+// for a problem of dimension d: a perturbation E of C moves tᵀCt by at most
+// ‖E‖‖t‖² ≤ ‖E‖‖R‖_F²‖y‖² (t = −A_W y), and a perturbation ΔH of M + τI (the Cholesky
+// factor's and the products' backward error, ‖ΔH‖ ≤ (d + 2)²ε·‖H‖ with the Schur term's
+// norm hn) moves it by ‖ΔH‖‖y‖²; both are absorbed into τ with the factor coneRound:
+//
+//	coneRound·(d + 2)²·ε·(κ²·hn + ‖R‖_F²·‖C‖_F),   κ² = ‖R‖_F²‖X‖_F².
+//
+// The guess coneBound subtracts before the test takes κ² = 1 and C = 0, and the test's
+// own value must not exceed it.
+func coneRounding(d int, hn, kappa2, nc, nr float64) float64 {
+	k := float64(d + 2)
+	return coneRound * k * k * eps * (math.Max(1, kappa2)*hn + nr*nc)
+}
+
+// copositive reports whether tᵀCt ≥ 0 for every t ≥ 0 is proven (C symmetric, m×m),
+// and returns neg, a t ≥ 0 with tᵀCt < 0, when it finds one (C is then not copositive);
+// (false, nil) is undecided within maxSimplices cones.
+//
+// The proof. An index i whose row is nonnegative, Cᵢⱼ ≥ 0 for all j, is left out:
+// tᵀCt = Cᵢᵢtᵢ² + 2tᵢΣⱼ≠ᵢ Cᵢⱼtⱼ + (the rest) ≥ the rest for t ≥ 0, repeatedly. The
+// orthant of the indices J left is then partitioned into simplicial cones cone(V)
+// (Bundfuss & Dür 2008, An adaptive linear approximation algorithm for copositive
+// programs, SIAM J. Optim. 20(1)), starting from V = I: tᵀCt ≥ 0 on cone(V) iff
+// sᵀGs ≥ 0 for s ≥ 0, G = VᵀCV, which holds when G⁻ (G with its positive off-diagonal
+// entries set to 0) is positive semidefinite, as sᵀGs ≥ sᵀG⁻s; a vertex with Gᵢᵢ < 0 is
+// neg. Otherwise the edge (vᵢ, vⱼ) with the most negative Gᵢⱼ is bisected at
+// w = (vᵢ + vⱼ)/2: cone(V) is the union of the cones with vⱼ and with vᵢ replaced by w,
+// whose Gram matrices follow from G in O(m) (wᵀCvₖ = (Gᵢₖ + Gⱼₖ)/2). Every cone of the
+// partition is proven, or the test is undecided.
+func copositive(C [][]float64, maxSimplices int) (ok bool, neg []float64) {
+	m := len(C)
+	for i := range m {
+		if C[i][i] < 0 {
+			neg = make([]float64, m)
+			neg[i] = 1
+			return false, neg
+		}
+	}
+	J := nonnegativeRowsOut(C)
+	k := len(J)
+	if k == 0 {
+		return true, nil
+	}
+	root := simplexCone{G: make([]float64, k*k), V: make([]float64, k*k)}
+	for a, i := range J {
+		root.V[a*k+a] = 1
+		for b, j := range J {
+			root.G[a*k+b] = C[i][j]
+		}
+	}
+	stack := []simplexCone{root}
+	for n := 0; len(stack) > 0; n++ {
+		sc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n == maxSimplices {
+			return false, nil
+		}
+		i, j, v := sc.check(k)
+		switch {
+		case i < 0:
+			continue // proven on this cone
+		case i == j:
+			neg = make([]float64, m)
+			for a, l := range J {
+				neg[l] = v[a]
+			}
+			return false, neg
+		case sc.depth == coneMaxDepth:
+			return false, nil
+		}
+		stack = append(stack, sc.bisect(k, i, j, j), sc.bisect(k, i, j, i))
+	}
+	return true, nil
+}
+
+// nonnegativeRowsOut returns the indices of C left after repeatedly leaving out those
+// whose row, on the indices left, is nonnegative (copositive).
+func nonnegativeRowsOut(C [][]float64) []int {
+	in := make([]bool, len(C))
+	for i := range in {
+		in[i] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range C {
+			if !in[i] {
+				continue
+			}
+			out := true
+			for j := range C {
+				if in[j] && C[i][j] < 0 {
+					out = false
+					break
+				}
+			}
+			if out {
+				in[i], changed = false, true
+			}
+		}
+	}
+	var J []int
+	for i, ok := range in {
+		if ok {
+			J = append(J, i)
+		}
+	}
+	return J
+}
+
+// simplexCone is one cone of copositive's partition: its vertices V (column a of the
+// k×k row-major V is vertex a), G = VᵀCV, and the bisections that made it.
+type simplexCone struct {
+	G, V  []float64
+	depth int
+}
+
+// check returns (−1, −1) when the cone is proven (G⁻ positive semidefinite by a Cholesky
+// factorization, or G ≥ 0), (i, i, vᵢ) for a vertex with Gᵢᵢ < 0, and otherwise the
+// edge (i, j) with the most negative Gᵢⱼ.
+func (sc *simplexCone) check(k int) (i, j int, v []float64) {
+	i, j = -1, -1
+	low := 0.0
+	for a := range k {
+		if sc.G[a*k+a] < 0 {
+			v = make([]float64, k)
+			for b := range k {
+				v[b] = sc.V[b*k+a]
+			}
+			return a, a, v
+		}
+		for b := a + 1; b < k; b++ {
+			if g := sc.G[a*k+b]; g < low {
+				i, j, low = a, b, g
+			}
+		}
+	}
+	if i < 0 {
+		return -1, -1, nil
+	}
+	Gm := mat.NewSymDense(k, nil)
+	for a := range k {
+		for b := a; b < k; b++ {
+			Gm.SetSym(a, b, math.Min(0, sc.G[a*k+b]))
+		}
+		Gm.SetSym(a, a, sc.G[a*k+a])
+	}
+	var ch mat.Cholesky
+	if ch.Factorize(Gm) {
+		return -1, -1, nil
+	}
+	return i, j, nil
+}
+
+// bisect returns the cone with vertex r (i or j) replaced by the midpoint of the edge
+// (i, j).
+func (sc *simplexCone) bisect(k, i, j, r int) simplexCone {
+	out := simplexCone{G: slices.Clone(sc.G), V: slices.Clone(sc.V), depth: sc.depth + 1}
+	for b := range k {
+		out.V[b*k+r] = 0.5 * (sc.V[b*k+i] + sc.V[b*k+j])
+	}
+	gww := 0.25 * (sc.G[i*k+i] + 2*sc.G[i*k+j] + sc.G[j*k+j])
+	for b := range k {
+		g := 0.5 * (sc.G[i*k+b] + sc.G[j*k+b])
+		out.G[r*k+b], out.G[b*k+r] = g, g
+	}
+	out.G[r*k+r] = gww
+	return out
+}
+
+// coneCandidate offers the walk the direction y of the vertex t ≥ 0 that copositive found
+// with tᵀCt < 0: y = −U·X·t + O·u, u = (H_uu + τI)⁻¹·V·t the u that minimized the
+// quadratic for that t, as the candidates p + αŷ with α the model's minimizer along ŷ
+// on [0, α_max], α_max the largest step within r′ and the rows within r (ratio test).
+// walk.consider checks it against S_w as every candidate.
+func (w *walk) coneCandidate(fr *coneFrame, cs *coneSchur, t []float64) {
+	d := len(w.x)
+	y := make([]float64, d)
+	for j := range fr.U {
+		aj := 0.0
+		for k := 0; k <= j; k++ {
+			aj -= fr.X[j][k] * t[k]
+		}
+		axpy(y, aj, fr.U[j])
+	}
+	if cs.sp != nil {
+		var vt, u mat.VecDense
+		vt.MulVec(cs.V, mat.NewVecDense(len(t), t))
+		if err := cs.ch.SolveVecTo(&u, &vt); err != nil {
+			return
+		}
+		axpy(y, 1, cs.sp.point(u.RawVector().Data))
+	}
+	ny := norm(y)
+	if !(ny > 0) {
+		return
+	}
+	scale(y, 1/ny)
+	p := w.offset()
+	amax := w.radius() * (1 - 1e-12)
+	for _, l := range w.close {
+		if ay := w.c.dotRow(l, y); !w.c.isCovered(l) && !slices.Contains(w.rows, l) && ay > 0 {
+			amax = math.Min(amax, math.Max(0, w.slack(l, p))/ay)
+		}
+	}
+	My := make([]float64, d)
+	w.mod.mul(My, y)
+	g := make([]float64, d)
+	w.mod.mul(g, p)
+	axpy(g, 1, w.mod.v)
+	slope, curv := dot(g, y), dot(y, My)
+	alpha := amax
+	if curv > 0 && -slope/curv < amax {
+		alpha = math.Max(0, -slope/curv)
+	}
+	h := slices.Clone(p)
+	axpy(h, alpha, y)
+	w.consider(h, w.mod.value(h), CaseBoundary)
+}

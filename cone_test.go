@@ -1,0 +1,322 @@
+package houdini
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/houdini-opt/houdini/internal/bruteforce"
+	"gonum.org/v1/gonum/mat"
+)
+
+// coneWalk returns the walk of the instance's exact model at X (equalities held, no row
+// forced) and the brute-force problem of the same model over (S − X) ∩ B.
+func coneWalk(t *testing.T, in *bruteforce.Instance) (*walk, bruteforce.Problem) {
+	t.Helper()
+	c, err := forcedTestSet(in)
+	if err != nil {
+		t.Fatalf("%s: %v", in.Name, err)
+	}
+	d := in.Dim()
+	M := mat.NewSymDense(d, nil)
+	for a := range d {
+		for b := a; b < d; b++ {
+			M.SetSym(a, b, 0.5*(in.Q[a][b]+in.Q[b][a]))
+		}
+	}
+	mod := &quadModel{v: append([]float64(nil), in.G...), M: M}
+	s, err := Settings{Delta: 1, Radius: in.R}.validated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWalk(context.Background(), c, in.X, in.R, mod, &s, false)
+	p := in.Problem()
+	return w, p
+}
+
+// TestConeBoundBelowMinimum: the cone bound (cone.go) is a lower bound on the model over
+// the walk's set. On seeded instances of every internal/bruteforce family and model
+// (d ≤ 6, and d = 8 every fifth), at the root of the walk at X (equalities held, no row
+// forced: the walk's set then holds (S − X) ∩ B), the bound is asked to reach bars from
+// far below to above the exhaustive minimum; whenever it answers, its value must not
+// exceed that minimum (beyond the brute force's tolerance band). It must also decide a
+// share of the bars below the minimum. 3000 instances, 600 under -short.
+func TestConeBoundBelowMinimum(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 600
+	}
+	var answered, below, total int
+	for i := range n {
+		rng := rand.New(rand.NewPCG(2026, uint64(i)))
+		spec := bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)),
+			Model: bruteforce.Model(i / int(bruteforce.NumFamilies) % int(bruteforce.NumModels))}
+		if i%5 == 4 {
+			spec.Dim = 8
+		}
+		in := bruteforce.Generate(rng, spec)
+		if i%2 == 1 {
+			nudge(rng, in)
+		}
+		w, p := coneWalk(t, in)
+		if w.stopped {
+			continue
+		}
+		truth := bruteforce.Min(p)
+		if !truth.Feasible {
+			continue
+		}
+		scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3
+		tol := 1e-9 * scale
+		for _, f := range []float64{-1, -0.3, -0.1, -0.03, -0.01, -0.001, 1e-9, 1e-3, 0.1} {
+			bar := truth.Value + f*scale
+			w.pool.keep, w.pool.qmin = bar, math.Inf(1)
+			L := w.coneBound()
+			if f < 0 {
+				total++
+			}
+			if math.IsInf(L, -1) {
+				continue
+			}
+			answered++
+			if f < 0 {
+				below++
+			}
+			if L < bar || L > truth.Value+tol {
+				t.Errorf("instance %d (%s): bar %.6g: cone bound %.17g, exhaustive minimum %.17g",
+					i, in.Name, bar, L, truth.Value)
+			}
+		}
+	}
+	t.Logf("%d instances: the bound answered %d times, %d of %d bars below the minimum", n, answered, below, total)
+	if below < total/20 {
+		t.Errorf("the bound decides too rarely: %d of %d bars below the minimum", below, total)
+	}
+}
+
+// TestCopositive: copositive on matrices whose copositivity is known: positive
+// semidefinite and nonnegative ones, the Horn matrix (copositive, neither PSD nor a sum of
+// PSD and nonnegative) shifted by εI, matrices with a negative diagonal entry or a
+// negative direction inside the orthant, and random ones checked against sampling.
+func TestCopositive(t *testing.T) {
+	horn := [][]float64{
+		{1, -1, 1, 1, -1},
+		{-1, 1, -1, 1, 1},
+		{1, -1, 1, -1, 1},
+		{1, 1, -1, 1, -1},
+		{-1, 1, 1, -1, 1},
+	}
+	shift := func(C [][]float64, s float64) [][]float64 {
+		out := make([][]float64, len(C))
+		for i := range C {
+			out[i] = append([]float64(nil), C[i]...)
+			out[i][i] += s
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		C    [][]float64
+		want bool
+	}{
+		{"identity", [][]float64{{1, 0}, {0, 1}}, true},
+		{"nonnegative", [][]float64{{0, 3}, {3, 0}}, true},
+		{"Horn + 1e-3 I", shift(horn, 1e-3), true},
+		{"Horn − 1e-3 I", shift(horn, -1e-3), false},
+		{"negative diagonal", [][]float64{{1, 0}, {0, -1}}, false},
+		{"negative inside", [][]float64{{1, -2}, {-2, 1}}, false},
+	} {
+		ok, neg := copositive(tc.C, coneMaxSimplices)
+		if ok != tc.want {
+			t.Errorf("%s: copositive %v, want %v", tc.name, ok, tc.want)
+		}
+		if neg != nil && quadForm(tc.C, neg) >= 0 {
+			t.Errorf("%s: direction %v has tᵀCt = %g ≥ 0", tc.name, neg, quadForm(tc.C, neg))
+		}
+		if !tc.want && tc.name != "Horn − 1e-3 I" && neg == nil {
+			t.Errorf("%s: no negative direction found", tc.name)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	var proven, refuted int
+	for trial := range 2000 {
+		m := 2 + trial%7
+		C := make([][]float64, m)
+		for i := range C {
+			C[i] = make([]float64, m)
+		}
+		for i := range m {
+			for j := i; j < m; j++ {
+				v := rng.NormFloat64() + 0.7
+				if i == j {
+					v = math.Abs(v) + 0.1
+				}
+				C[i][j], C[j][i] = v, v
+			}
+		}
+		ok, neg := copositive(C, coneMaxSimplices)
+		if ok {
+			proven++
+			for range 200 {
+				x := make([]float64, m)
+				for i := range x {
+					x[i] = rng.ExpFloat64() * float64(rng.IntN(2))
+				}
+				if q := quadForm(C, x); q < -1e-12*dot(x, x) {
+					t.Fatalf("trial %d: proven copositive, but tᵀCt = %g at t = %v", trial, q, x)
+				}
+			}
+		}
+		if neg != nil {
+			refuted++
+			if quadForm(C, neg) >= 0 {
+				t.Fatalf("trial %d: direction with tᵀCt = %g ≥ 0", trial, quadForm(C, neg))
+			}
+		}
+	}
+	t.Logf("2000 random matrices: %d proven copositive, %d refuted", proven, refuted)
+	if proven < 200 || refuted < 200 {
+		t.Errorf("the random matrices do not exercise both outcomes: %d, %d", proven, refuted)
+	}
+}
+
+// nudge moves the instance's X by about 10⁻⁴·R within its equalities, so that the rows
+// through X get small positive or negative offsets (x within or just outside them).
+func nudge(rng *rand.Rand, in *bruteforce.Instance) {
+	d := in.Dim()
+	z := make([]float64, d)
+	for j := range z {
+		z[j] = rng.NormFloat64()
+	}
+	var basis [][]float64
+	for _, a := range in.Aeq {
+		if u, ok := unitOrthogonal(a, basis); ok {
+			basis = append(basis, u)
+		}
+	}
+	z = orthogonalize(z, basis)
+	if nz := norm(z); nz > 0 {
+		for j := range z {
+			in.X[j] += 1e-4 * in.R * z[j] / nz
+		}
+	}
+	for i, a := range in.Aeq { // the equalities through the new X, to rounding
+		in.Beq[i] = dot(a, in.X)
+	}
+}
+
+// quadForm returns tᵀCt.
+func quadForm(C [][]float64, t []float64) float64 {
+	s := 0.0
+	for i := range C {
+		for j := range C {
+			s += t[i] * C[i][j] * t[j]
+		}
+	}
+	return s
+}
+
+// TestConePruningAgainstBruteForce: escapes with the cone bound tried at every walk's
+// root (not only from coneMinRows rows on) against the full walk (no forcing, no
+// pruning) and the exhaustive minimum. Seeded instances of every internal/bruteforce
+// family (x moved off its rows every other time, nudge), KKT models a third of the time
+// with gradients scaled by 1 to 4096, at δ from 10⁻³ to 1 of the model's scale, and a
+// translated and rescaled copy of each: the pruned walk must reach the full walk's best
+// model decrease, certify only where the full walk does and where the exhaustive minimum
+// is above −δ/2, and the cone bound must prune in a share of them. 3000 instances, 400
+// under -short.
+func TestConePruningAgainstBruteForce(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 400
+	}
+	ctx := context.Background()
+	var tried, byCone, certified int
+	for i := range n {
+		rng := rand.New(rand.NewPCG(1414, uint64(i)))
+		model := bruteforce.Model(rng.IntN(int(bruteforce.NumModels)))
+		if i%3 == 0 {
+			model = bruteforce.KKT
+		}
+		base := bruteforce.Generate(rng, bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)), Model: model})
+		if i%2 == 1 {
+			nudge(rng, base)
+		}
+		g := []float64{1, 16, 256, 4096}[i/2%4]
+		for j := range base.G {
+			base.G[j] *= g
+		}
+		for _, tr := range [2][3]float64{{0, 1, 1}, {[]float64{10, 1e3}[i%2], []float64{1e-3, 1e3}[i/2%2], []float64{1e-2, 1e2}[i/4%2]}} {
+			in := base.Transform(tr[0], tr[1], tr[2])
+			c, err := forcedTestSet(in)
+			if err != nil {
+				continue // nudged off the rows by more than the tolerance
+			}
+			scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3*tr[2]
+			s := Settings{Delta: []float64{1e-3, 1e-2, 0.1, 1}[i%4] * scale, Radius: in.R, MaxSubsets: 1 << 20}
+			p := Problem{Func: in.Func, Grad: in.Grad, Hess: func(h *mat.SymDense, _ []float64) {
+				for a := range in.Q {
+					for b := a; b < len(in.Q); b++ {
+						h.SetSym(a, b, 0.5*(in.Q[a][b]+in.Q[b][a]))
+					}
+				}
+			}}
+			pruned, err := New(p, c, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pruned.countConePrunes(&byCone)
+			full, _ := New(p, c, s)
+			full.setNoPrune(true)
+			ep, err1 := pruned.Escape(ctx, in.X)
+			ef, err2 := full.Escape(ctx, in.X)
+			if err1 != nil || err2 != nil {
+				continue // x infeasible after the nudge: both refuse it
+			}
+			tried++
+			truth := bruteforce.Min(in.Problem()).Value
+			tol := 1e-9*math.Abs(ef.ModelDecrease) + 1e-12*scale
+			if ep.Certified {
+				certified++
+			}
+			if ep.ModelDecrease < ef.ModelDecrease-tol || (ep.Certified && !ef.Certified) || (ep.Complete && ef.Found && !ep.Found) ||
+				(ep.Certified && truth < -s.Delta/2-1e-7*scale) {
+				t.Errorf("instance %d (%s, gradient ×%g, copy %v): pruned (found %v, certified %v, model decrease %.17g) vs full (found %v, certified %v, %.17g), exhaustive minimum %.17g, δ %g",
+					i, in.Name, g, tr, ep.Found, ep.Certified, ep.ModelDecrease, ef.Found, ef.Certified, ef.ModelDecrease, truth, s.Delta)
+			}
+		}
+	}
+	t.Logf("%d escapes compared, %d certified; %d subtrees pruned by the cone bound alone", tried, certified, byCone)
+	if byCone < tried/20 {
+		t.Errorf("the cone bound pruned too rarely: %d subtrees in %d escapes", byCone, tried)
+	}
+}
+
+// TestConeCandidate: where the cone of the rows through x holds a direction of negative
+// curvature (x = 0 on the bounds z₁, z₂ ≥ 0 of ℝ³, ∇f = 0, (1, 1, 0)ᵀM(1, 1, 0) < 0 while M
+// is positive on the axes), the cone bound fails and offers the walk that direction: a
+// candidate in S_w that lowers the model below keep.
+func TestConeCandidate(t *testing.T) {
+	M := mat.NewSymDense(3, []float64{1, -3, 0, -3, 1, 0, 0, 0, 1})
+	c, err := NewBox([]float64{0, 0, -1}, []float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Settings{Delta: 1e-3, Radius: 0.1}.validated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{0, 0, 0}
+	w := newWalk(context.Background(), c, x, 0.1, &quadModel{v: make([]float64, 3), M: M}, &s, false)
+	if L := w.coneBound(); !math.IsInf(L, -1) {
+		t.Fatalf("cone bound %g at a point with a decrease of ½·2·0.1² in the cone", L)
+	}
+	if len(w.pool.best) == 0 {
+		t.Fatal("no candidate offered")
+	}
+	h := w.pool.best[0].h
+	if q := w.mod.value(h); q >= w.pool.keep || h[0] < 0 || h[1] < 0 || norm(h) > 0.1 {
+		t.Errorf("candidate %v with model value %g (keep %g)", h, q, w.pool.keep)
+	}
+}
