@@ -311,25 +311,21 @@ func (w *walk) coneCurvature(fr *coneFrame, tau float64) (cs *coneSchur, ok bool
 // lowerCongruence returns XᵀSX for the lower triangular X (X[k][j], k ≥ j).
 func lowerCongruence(S, X [][]float64) [][]float64 {
 	m := len(S)
-	SX := make([][]float64, m)
+	Sm, Xm := mat.NewDense(m, m, nil), mat.NewDense(m, m, nil)
 	for i := range m {
-		SX[i] = make([]float64, m)
-		for j := range m {
-			for k := j; k < m; k++ {
-				SX[i][j] += S[i][k] * X[k][j]
-			}
+		Sm.SetRow(i, S[i])
+		for j := 0; j <= i; j++ {
+			Xm.Set(i, j, X[i][j])
 		}
 	}
-	C := make([][]float64, m)
-	for i := range m {
-		C[i] = make([]float64, m)
-		for j := range m {
-			for k := i; k < m; k++ {
-				C[i][j] += X[k][i] * SX[k][j]
-			}
-		}
+	var SX, C mat.Dense
+	SX.Mul(Sm, Xm)
+	C.Mul(Xm.T(), &SX)
+	out := make([][]float64, m)
+	for i := range out {
+		out[i] = mat.Row(nil, i, &C)
 	}
-	return C
+	return out
 }
 
 // matrix returns C of (∗) with the share f ∈ [0, 1] of each multiplier spent on the

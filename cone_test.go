@@ -18,13 +18,8 @@ func coneWalk(t *testing.T, in *bruteforce.Instance) (*walk, bruteforce.Problem)
 	if err != nil {
 		t.Fatalf("%s: %v", in.Name, err)
 	}
-	d := in.Dim()
-	M := mat.NewSymDense(d, nil)
-	for a := range d {
-		for b := a; b < d; b++ {
-			M.SetSym(a, b, 0.5*(in.Q[a][b]+in.Q[b][a]))
-		}
-	}
+	M := mat.NewSymDense(in.Dim(), nil)
+	exactHess(in)(M, nil)
 	mod := &quadModel{v: append([]float64(nil), in.G...), M: M}
 	s, err := Settings{Delta: 1, Radius: in.R}.validated()
 	if err != nil {
@@ -33,6 +28,17 @@ func coneWalk(t *testing.T, in *bruteforce.Instance) (*walk, bruteforce.Problem)
 	w := newWalk(context.Background(), c, in.X, in.R, mod, &s, false)
 	p := in.Problem()
 	return w, p
+}
+
+// exactHess returns the Hess oracle of the instance's model, (Q + Qᵀ)/2.
+func exactHess(in *bruteforce.Instance) func(h *mat.SymDense, _ []float64) {
+	return func(h *mat.SymDense, _ []float64) {
+		for a := range in.Q {
+			for b := a; b < len(in.Q); b++ {
+				h.SetSym(a, b, 0.5*(in.Q[a][b]+in.Q[b][a]))
+			}
+		}
+	}
 }
 
 // TestConeBoundBelowMinimum: the cone bound (cone.go) is a lower bound on the model over
@@ -231,7 +237,6 @@ func TestConePruningAgainstBruteForce(t *testing.T) {
 	if testing.Short() {
 		n = 400
 	}
-	ctx := context.Background()
 	var tried, byCone, certified int
 	for i := range n {
 		rng := rand.New(rand.NewPCG(1414, uint64(i)))
@@ -255,23 +260,9 @@ func TestConePruningAgainstBruteForce(t *testing.T) {
 			}
 			scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3*tr[2]
 			s := Settings{Delta: []float64{1e-3, 1e-2, 0.1, 1}[i%4] * scale, Radius: in.R, MaxSubsets: 1 << 20}
-			p := Problem{Func: in.Func, Grad: in.Grad, Hess: func(h *mat.SymDense, _ []float64) {
-				for a := range in.Q {
-					for b := a; b < len(in.Q); b++ {
-						h.SetSym(a, b, 0.5*(in.Q[a][b]+in.Q[b][a]))
-					}
-				}
-			}}
-			pruned, err := New(p, c, s)
+			p := Problem{Func: in.Func, Grad: in.Grad, Hess: exactHess(in)}
+			ep, ef, err := escapePrunedFull(p, c, s, in.X, func(o *Optimizer) { o.countConePrunes(&byCone) })
 			if err != nil {
-				t.Fatal(err)
-			}
-			pruned.countConePrunes(&byCone)
-			full, _ := New(p, c, s)
-			full.setNoPrune(true)
-			ep, err1 := pruned.Escape(ctx, in.X)
-			ef, err2 := full.Escape(ctx, in.X)
-			if err1 != nil || err2 != nil {
 				continue // x infeasible after the nudge: both refuse it
 			}
 			tried++
@@ -319,4 +310,21 @@ func TestConeCandidate(t *testing.T) {
 	if q := w.mod.value(h); q >= w.pool.keep || h[0] < 0 || h[1] < 0 || norm(h) > 0.1 {
 		t.Errorf("candidate %v with model value %g (keep %g)", h, q, w.pool.keep)
 	}
+}
+
+// escapePrunedFull escapes x with the default walk, its test switches set by prep, and
+// with the full walk (no forcing, no pruning).
+func escapePrunedFull(p Problem, c *Constraints, s Settings, x []float64, prep func(*Optimizer)) (ep, ef *EscapeResult, err error) {
+	pruned, err := New(p, c, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	prep(pruned)
+	full, _ := New(p, c, s)
+	full.setNoPrune(true)
+	if ep, err = pruned.Escape(context.Background(), x); err != nil {
+		return nil, nil, err
+	}
+	ef, err = full.Escape(context.Background(), x)
+	return ep, ef, err
 }
