@@ -73,6 +73,10 @@ const (
 	// the bisections on the way to one (and with them its memory, O(coneMaxDepth·m²)).
 	coneMaxSimplices = 2048
 	coneMaxDepth     = 48
+	// coneSplitIters bounds the alternating projections of splitsPSDNonnegative, and
+	// coneSplitMargin·max|Cᵢⱼ| is the least eigenvalue they aim P at.
+	coneSplitIters  = 60
+	coneSplitMargin = 1e-9
 	// coneRound multiplies the rounding bound of coneRounding.
 	coneRound = 16
 )
@@ -398,7 +402,7 @@ func copositive(C [][]float64, maxSimplices int) (ok bool, neg []float64) {
 	}
 	J := nonnegativeRowsOut(C)
 	k := len(J)
-	if k == 0 {
+	if k == 0 || splitsPSDNonnegative(C, J) {
 		return true, nil
 	}
 	root := simplexCone{G: make([]float64, k*k), V: make([]float64, k*k)}
@@ -431,6 +435,62 @@ func copositive(C [][]float64, maxSimplices int) (ok bool, neg []float64) {
 		stack = append(stack, sc.bisect(k, i, j, j), sc.bisect(k, i, j, i))
 	}
 	return true, nil
+}
+
+// splitsPSDNonnegative reports whether C on the indices J is shown to be N + P with N ≥ 0
+// entrywise and P positive definite (then tᵀCt ≥ tᵀPt ≥ 0 for t ≥ 0), by at most
+// coneSplitIters alternating projections (von Neumann): N ← N + (C − N − μI)₋, the
+// negative part by an eigendecomposition (C − N − (C − N − μI)₋ ⪰ μI), then N ← max(N, 0);
+// each candidate P = C − N is tried by a Cholesky factorization. μ = coneSplitMargin·
+// max|Cᵢⱼ| keeps P away from singular. Where C is not such a sum (the Horn matrix), it
+// fails, and the partition decides.
+func splitsPSDNonnegative(C [][]float64, J []int) bool {
+	k := len(J)
+	big := 0.0
+	for _, i := range J {
+		for _, j := range J {
+			big = math.Max(big, math.Abs(C[i][j]))
+		}
+	}
+	mu := coneSplitMargin * big
+	N := make([]float64, k*k)
+	P := mat.NewSymDense(k, nil)
+	var vecs mat.Dense
+	for range coneSplitIters {
+		for a, i := range J {
+			for b := a; b < k; b++ {
+				P.SetSym(a, b, C[i][J[b]]-N[a*k+b])
+			}
+		}
+		var ch mat.Cholesky
+		if ch.Factorize(P) {
+			return true
+		}
+		for a := range k {
+			P.SetSym(a, a, P.At(a, a)-mu)
+		}
+		vals, ok := symEigen(P, &vecs)
+		if !ok {
+			return false
+		}
+		for l, lam := range vals {
+			if lam >= 0 {
+				break
+			}
+			for a := range k {
+				va := lam * vecs.At(a, l)
+				for b := a; b < k; b++ {
+					N[a*k+b] += va * vecs.At(b, l)
+				}
+			}
+		}
+		for a := range k {
+			for b := a; b < k; b++ {
+				N[a*k+b] = math.Max(0, N[a*k+b])
+			}
+		}
+	}
+	return false
 }
 
 // nonnegativeRowsOut returns the indices of C left after repeatedly leaving out those
