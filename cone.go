@@ -77,6 +77,10 @@ const (
 	// coneSplitMargin·max|Cᵢⱼ| is the least eigenvalue they aim P at.
 	coneSplitIters  = 60
 	coneSplitMargin = 1e-9
+	// coneWork bounds the arithmetic of each of copositive's two tests, about k³ per
+	// simplex and 10k³ per projection for k rows left: at k = 60, 155 simplices and 15
+	// projections, so that a failing test costs tens of milliseconds, not seconds.
+	coneWork = 1 << 25
 	// coneRound multiplies the rounding bound of coneRounding.
 	coneRound = 16
 )
@@ -378,7 +382,7 @@ func coneRounding(d int, hn, kappa2, nc, nr float64) float64 {
 
 // copositive reports whether tᵀCt ≥ 0 for every t ≥ 0 is proven (C symmetric, m×m),
 // and returns neg, a t ≥ 0 with tᵀCt < 0, when it finds one (C is then not copositive);
-// (false, nil) is undecided within maxSimplices cones.
+// (false, nil) is undecided within maxSimplices cones (and coneWork).
 //
 // The proof. An index i whose row is nonnegative, Cᵢⱼ ≥ 0 for all j, is left out:
 // tᵀCt = Cᵢᵢtᵢ² + 2tᵢΣⱼ≠ᵢ Cᵢⱼtⱼ + (the rest) ≥ the rest for t ≥ 0, repeatedly. The
@@ -405,6 +409,7 @@ func copositive(C [][]float64, maxSimplices int) (ok bool, neg []float64) {
 	if k == 0 || splitsPSDNonnegative(C, J) {
 		return true, nil
 	}
+	maxSimplices = min(maxSimplices, max(1, coneWork/(k*k*k)))
 	root := simplexCone{G: make([]float64, k*k), V: make([]float64, k*k)}
 	for a, i := range J {
 		root.V[a*k+a] = 1
@@ -439,11 +444,11 @@ func copositive(C [][]float64, maxSimplices int) (ok bool, neg []float64) {
 
 // splitsPSDNonnegative reports whether C on the indices J is shown to be N + P with N ≥ 0
 // entrywise and P positive definite (then tᵀCt ≥ tᵀPt ≥ 0 for t ≥ 0), by at most
-// coneSplitIters alternating projections (von Neumann): N ← N + (C − N − μI)₋, the
-// negative part by an eigendecomposition (C − N − (C − N − μI)₋ ⪰ μI), then N ← max(N, 0);
-// each candidate P = C − N is tried by a Cholesky factorization. μ = coneSplitMargin·
-// max|Cᵢⱼ| keeps P away from singular. Where C is not such a sum (the Horn matrix), it
-// fails, and the partition decides.
+// coneSplitIters alternating projections (von Neumann; fewer within coneWork):
+// N ← N + (C − N − μI)₋, the negative part by an eigendecomposition
+// (C − N − (C − N − μI)₋ ⪰ μI), then N ← max(N, 0); each candidate P = C − N is tried by
+// a Cholesky factorization. μ = coneSplitMargin·max|Cᵢⱼ| keeps P away from singular.
+// Where C is not such a sum (the Horn matrix), it fails, and the partition decides.
 func splitsPSDNonnegative(C [][]float64, J []int) bool {
 	k := len(J)
 	big := 0.0
@@ -456,7 +461,7 @@ func splitsPSDNonnegative(C [][]float64, J []int) bool {
 	N := make([]float64, k*k)
 	P := mat.NewSymDense(k, nil)
 	var vecs mat.Dense
-	for range coneSplitIters {
+	for range min(coneSplitIters, max(1, coneWork/(10*k*k*k))) {
 		for a, i := range J {
 			for b := a; b < k; b++ {
 				P.SetSym(a, b, C[i][J[b]]-N[a*k+b])
