@@ -139,6 +139,9 @@ func (w *walk) coneBound() float64 {
 		retry := false
 		for _, f := range coneShares {
 			C, round := cs.matrix(fr, f, d)
+			if !(round < math.Inf(1)) || !finiteRows(C) {
+				return math.Inf(-1) // an overflow: NaN entries would pass the tests
+			}
 			if round > guess {
 				guess, retry = 2*round, true
 				break
@@ -363,6 +366,16 @@ func (cs *coneSchur) matrix(fr *coneFrame, f float64, d int) (C [][]float64, rou
 		}
 	}
 	return C, coneRounding(d, cs.hn, cs.kappa, math.Sqrt(nc), cs.nr)
+}
+
+// finiteRows reports whether every entry of C is finite.
+func finiteRows(C [][]float64) bool {
+	for _, row := range C {
+		if allFinite(row) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // coneRounding returns the τ that covers the rounding of coneCurvature and copositive
