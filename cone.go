@@ -47,7 +47,11 @@ import (
 //	L = c − Σᵢ ℓᵢ⁻Tᵢ − ‖g_Z‖R − ½τR²,
 //
 // and every subset below T (its affine set lies in T's and its candidates in S_w up to
-// roundTol) has no candidate below L. Large multipliers thus pay for negative curvature
+// roundTol) has no candidate below L. L bounds the model on the walk's set, whose
+// equalities are held at their computed offsets: against the exact set it holds up to
+// eqErr, which the walk's η already carries (a review found L above the exhaustive
+// minimum by ≈10⁻⁹ relative, within eqErr, on copies translated by 10⁸ with an
+// equality). Large multipliers thus pay for negative curvature
 // and coupling (rosen-ext's bounds at 0.5), zero multipliers need (∗) from M alone
 // (copositivity, StQP). copositive proves (∗) (a sufficient test; a vertex with
 // tᵀCt < 0 shows (∗) false for that split and gives coneCandidate a direction). τ is the
