@@ -246,7 +246,10 @@ type EscapeResult struct {
 	// the model over S ∩ B(x, r′)), the walks going up from Radius/64 within a pool of
 	// MaxSubsets/8 subsets (Settings.MaxSubsets); 0 when none. Vacuous reports that at r′ the model
 	// cannot decrease by δ/2 anyway (‖v‖r′ + ½‖M‖_F·r′² ≤ δ/2), so the certificate says
-	// nothing. The walks below Radius are counted in Examined and Pruned.
+	// nothing. The walks below Radius are counted in Examined and Pruned. On a
+	// matrix-free model (MatrixFreeDim) a CertifiedRadius below Radius rests on Lanczos
+	// bounds, as a certificate there does (Confidence), with a failure probability that no
+	// field reports (at most 10⁻⁶ per bound).
 	CertifiedRadius float64
 	Vacuous         bool
 	// Complete reports that the subset walk ran to the end (neither MaxSubsets nor the
