@@ -16,29 +16,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func reviewNudge(rng *rand.Rand, in *bruteforce.Instance, amt float64) {
-	d := in.Dim()
-	z := make([]float64, d)
-	for j := range z {
-		z[j] = rng.NormFloat64()
-	}
-	var basis [][]float64
-	for _, a := range in.Aeq {
-		if u, ok := unitOrthogonal(a, basis); ok {
-			basis = append(basis, u)
-		}
-	}
-	z = orthogonalize(z, basis)
-	if nz := norm(z); nz > 0 {
-		for j := range z {
-			in.X[j] += amt * in.R * z[j] / nz
-		}
-	}
-	for i, a := range in.Aeq {
-		in.Beq[i] = dot(a, in.X)
-	}
-}
-
 func reviewConeWalk(in *bruteforce.Instance) *walk {
 	c, err := forcedTestSet(in)
 	if err != nil || c == nil {
@@ -66,7 +43,7 @@ func TestConeBoundAdversarial(t *testing.T) {
 		}
 		in := bruteforce.Generate(rng, spec)
 		if amt := []float64{0, 1e-12, 1e-9, 1e-6, 1e-3}[i/6%5]; amt > 0 {
-			reviewNudge(rng, in, amt)
+			nudgeBy(rng, in, amt)
 		}
 		g := []float64{1, 64, 4096, 65536}[i/30%4]
 		for j := range in.G {
@@ -133,7 +110,7 @@ func TestConeEscapesAdversarial(t *testing.T) {
 		}
 		base := bruteforce.Generate(rng, bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)), Model: model})
 		if amt := []float64{0, 1e-12, 1e-9, 1e-6}[i/6%4]; amt > 0 {
-			reviewNudge(rng, base, amt)
+			nudgeBy(rng, base, amt)
 		}
 		g := []float64{1, 256, 65536}[i/24%3]
 		for j := range base.G {

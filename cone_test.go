@@ -187,9 +187,12 @@ func TestCopositive(t *testing.T) {
 	}
 }
 
-// nudge moves the instance's X by about 10⁻⁴·R within its equalities, so that the rows
-// through X get small positive or negative offsets (x within or just outside them).
-func nudge(rng *rand.Rand, in *bruteforce.Instance) {
+// nudge moves the instance's X by 10⁻⁴·R within its equalities, so that the rows through X
+// get small positive or negative offsets (x within or just outside them).
+func nudge(rng *rand.Rand, in *bruteforce.Instance) { nudgeBy(rng, in, 1e-4) }
+
+// nudgeBy moves the instance's X by amt·R in a random direction within its equalities.
+func nudgeBy(rng *rand.Rand, in *bruteforce.Instance, amt float64) {
 	d := in.Dim()
 	z := make([]float64, d)
 	for j := range z {
@@ -204,7 +207,7 @@ func nudge(rng *rand.Rand, in *bruteforce.Instance) {
 	z = orthogonalize(z, basis)
 	if nz := norm(z); nz > 0 {
 		for j := range z {
-			in.X[j] += 1e-4 * in.R * z[j] / nz
+			in.X[j] += amt * in.R * z[j] / nz
 		}
 	}
 	for i, a := range in.Aeq { // the equalities through the new X, to rounding
