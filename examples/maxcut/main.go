@@ -40,7 +40,7 @@ func run(args []string, w io.Writer) error {
 	graphs := fs.String("graphs", "", "comma-separated edge-list files (default: the five er300_seed{1..5}.edges in testdata/maxcut)")
 	start := fs.String("start", "zero", `start point: "zero" (x₀ = 0, the saddle), "gauss7" (the peers' perturbed start) or a file with one value a line`)
 	mode := fs.String("mode", "paper", `"paper" (Settings.EscapesOnly: the paper's pure escape loop), "fast" (descent between escapes) or "both"`)
-	balanced := fs.Bool("balanced", false, "add the balance constraint Σᵢ xᵢ = 0 as two inequality rows")
+	balanced := fs.Bool("balanced", false, "add the balance constraint Σᵢ xᵢ = 0 (an equality)")
 	purify := fs.Bool("purify", true, "Settings.Purify: after a certificate, move flat coordinates to ±1 at no cost in f and escape again")
 	delta := fs.Float64("delta", 1e-2, "δ of the δ-SOSP certificate")
 	radius := fs.Float64("radius", 1e-1, "r, the escape radius")

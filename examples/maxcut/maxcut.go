@@ -140,27 +140,21 @@ func Fractions(x []float64) (minus, plus float64) {
 	return minus / n, plus / n
 }
 
-// Constraints returns the box [−1, 1]ⁿ, or with balanced the box plus Σᵢ xᵢ = 0 written
-// as the two inequality rows 1ᵀx ≤ 0 and −1ᵀx ≤ 0 beside the 2n box rows.
+// Constraints returns the box [−1, 1]ⁿ, with balanced also the equality Σᵢ xᵢ = 0
+// (first-class: held in every subset of the escape's walk, never a walk choice).
 func Constraints(n int, balanced bool) (*houdini.Constraints, error) {
-	if !balanced {
-		lo, hi := make([]float64, n), make([]float64, n)
-		for i := range lo {
-			lo[i], hi[i] = -1, 1
+	P := houdini.Polyhedron{Lower: make([]float64, n), Upper: make([]float64, n)}
+	for i := range P.Lower {
+		P.Lower[i], P.Upper[i] = -1, 1
+	}
+	if balanced {
+		ones := mat.NewDense(1, n, nil)
+		for i := 0; i < n; i++ {
+			ones.Set(0, i, 1)
 		}
-		return houdini.NewBox(lo, hi)
+		P.Aeq, P.Beq = ones, []float64{0}
 	}
-	A := mat.NewDense(2*n+2, n, nil)
-	b := make([]float64, 2*n+2)
-	for i := 0; i < n; i++ {
-		A.Set(2*i, i, 1) // xᵢ ≤ 1
-		b[2*i] = 1
-		A.Set(2*i+1, i, -1) // −xᵢ ≤ 1
-		b[2*i+1] = 1
-		A.Set(2*n, i, 1)    // Σ xᵢ ≤ 0
-		A.Set(2*n+1, i, -1) // −Σ xᵢ ≤ 0
-	}
-	return houdini.NewConstraints(A, b)
+	return houdini.NewPolyhedron(P)
 }
 
 // ReadVector reads one number a line.
