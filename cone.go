@@ -169,12 +169,14 @@ func (w *walk) coneBound() float64 {
 // when the section of the ball is a point or W is empty.
 func (w *walk) newConeFrame() *coneFrame {
 	p, rs := w.offset(), w.radius()
-	if !(rs > 0) || w.mod.M == nil {
+	if !(rs > 0) {
 		return nil
 	}
 	fr := &coneFrame{}
-	held := w.basis.dense(len(w.x)) // a dense model: d below krylovDenseDim
-	basis := slices.Clone(held)
+	var held [][]float64 // the held rows as vectors, for the dense route only
+	if !w.coneByCoords() {
+		held = w.basis.dense(len(w.x))
+	}
 	var sigma, pn []float64
 	for _, l := range w.near {
 		if slices.Contains(w.rows, l) {
@@ -184,15 +186,14 @@ func (w *walk) newConeFrame() *coneFrame {
 		if s > coneSlack*rs {
 			continue
 		}
-		a := orthogonalize(w.c.row(l), held)
+		a := w.coneOffHeld(w.c.row(l), held, nil)
 		na := norm(a)
-		u := orthogonalize(a, basis[len(held):])
+		u := orthogonalize(a, fr.U)
 		nu := norm(u)
 		if !(na > rankTol && nu >= coneIndep*na) {
 			continue
 		}
 		scale(u, 1/nu)
-		basis = append(basis, u)
 		fr.rows, fr.U = append(fr.rows, l), append(fr.U, u)
 		sigma, pn = append(sigma, math.Max(0, s)), append(pn, na)
 	}
@@ -216,13 +217,32 @@ func (w *walk) newConeFrame() *coneFrame {
 	fr.g = make([]float64, d)
 	w.mod.mul(fr.g, h)
 	axpy(fr.g, 1, w.mod.v)
-	fr.multipliers(pn, basis)
+	fr.multipliers(pn, w.coneOffHeld(fr.g, held, fr.U), w.basis.size()+m)
 	return fr
 }
 
-// multipliers sets ℓ = −Xᵀ(Uᵀg), T and the linear costs Σ ℓᵢ⁻Tᵢ + ‖g_Z‖R, g_Z the part
-// of g off the basis (held rows and W), with the rounding of that projection.
-func (fr *coneFrame) multipliers(pn []float64, basis [][]float64) {
+// coneByCoords reports whether the cone bound works with the held rows through the
+// walk's heldBasis (O(d) memory) and takes its Schur block from coordinates
+// (conekrylov.go): for the models the Krylov examiner walks, matrix-free ones and dense
+// ones from krylovDenseDim on.
+func (w *walk) coneByCoords() bool { return w.mod.M == nil || len(w.x) >= krylovDenseDim }
+
+// coneOffHeld returns the component of v orthogonal to the held rows and to U: against
+// the held rows as vectors (held, the dense route), else by heldBasis.project; then
+// against U (twice, orthogonalize).
+func (w *walk) coneOffHeld(v []float64, held, U [][]float64) []float64 {
+	if !w.coneByCoords() {
+		return orthogonalize(v, append(held[:len(held):len(held)], U...))
+	}
+	u := slices.Clone(v)
+	w.basis.project(u)
+	return orthogonalize(u, U)
+}
+
+// multipliers sets ℓ = −Xᵀ(Uᵀg), T and the linear costs Σ ℓᵢ⁻Tᵢ + ‖g_Z‖R, from gz, the
+// part of g off the nb vectors of the basis (held rows and W), with the rounding of
+// that projection.
+func (fr *coneFrame) multipliers(pn, gz []float64, nb int) {
 	m := len(fr.rows)
 	ug := make([]float64, m)
 	for j, u := range fr.U {
@@ -237,8 +257,7 @@ func (fr *coneFrame) multipliers(pn []float64, basis [][]float64) {
 		fr.ell[i], fr.T[i] = s, pn[i]*fr.R
 		fr.lin += math.Max(0, -s) * fr.T[i]
 	}
-	gz := norm(orthogonalize(fr.g, basis)) + 4*float64(len(basis)+2)*eps*norm(fr.g)
-	fr.lin += gz * fr.R
+	fr.lin += (norm(gz) + 4*float64(nb+2)*eps*norm(fr.g)) * fr.R
 }
 
 // coneSchur is coneCurvature's reduction of (∗) to the orthant of t for one τ: with
@@ -246,8 +265,8 @@ func (fr *coneFrame) multipliers(pn []float64, basis [][]float64) {
 // u gives yᵀ(M + τI)y ≥ tᵀ(B − P)t.
 type coneSchur struct {
 	B, P  [][]float64
-	sp    *subspace    // O, when Z ≠ {0}
-	ch    mat.Cholesky // of H_uu + τI
+	point func([]float64) []float64 // u ↦ Ou, when Z ≠ {0}
+	ch    mat.Cholesky              // of H_uu + τI
 	V     *mat.Dense
 	h     []float64 // ‖hᵢ‖
 	hn    float64   // ‖M‖_F + |τ| + ‖P‖_F: the scale of the factorization's rounding
@@ -259,7 +278,6 @@ type coneSchur struct {
 // H_uu + τI is not positive definite.
 func (w *walk) coneCurvature(fr *coneFrame, tau float64) (cs *coneSchur, ok bool) {
 	m, d := len(fr.rows), len(w.x)
-	basis := append(w.basis.dense(d), fr.U...)
 	MU := make([][]float64, m)
 	for j, u := range fr.U {
 		MU[j] = make([]float64, d)
@@ -278,37 +296,12 @@ func (w *walk) coneCurvature(fr *coneFrame, tau float64) (cs *coneSchur, ok bool
 	for i := range m {
 		cs.P[i] = make([]float64, m)
 	}
-	if k := d - len(basis); k > 0 {
-		sp := newSubspace(basis, d)
-		Huu := sp.project(w.mod.M)
-		for j := range k {
-			Huu.SetSym(j, j, Huu.At(j, j)+tau)
-		}
-		if !cs.ch.Factorize(Huu) {
+	if w.coneByCoords() {
+		if !cs.coordSchur(w, fr, MU, tau) {
 			return nil, false
 		}
-		V := mat.NewDense(k, m, nil) // H_ua·X
-		col := make([]float64, k)
-		for j := range m {
-			clear(col)
-			for l := j; l < m; l++ {
-				axpy(col, fr.X[l][j], sp.coords(MU[l]))
-			}
-			V.SetCol(j, col)
-			cs.h[j] = norm(col)
-		}
-		cs.sp, cs.V = sp, V
-		var Z, P mat.Dense
-		if err := cs.ch.SolveTo(&Z, V); err != nil {
-			return nil, false
-		}
-		P.Mul(V.T(), &Z)
-		for i := range m {
-			for j := range m {
-				cs.P[i][j] = 0.5 * (P.At(i, j) + P.At(j, i))
-			}
-		}
-		cs.hn = mat.Norm(&P, 2)
+	} else if !cs.denseSchur(w, fr, MU, tau) {
+		return nil, false
 	}
 	cs.hn += w.mod.normF() + math.Abs(tau)
 	nx := 0.0
@@ -321,6 +314,75 @@ func (w *walk) coneCurvature(fr *coneFrame, tau float64) (cs *coneSchur, ok bool
 	}
 	cs.kappa = cs.nr * nx
 	return cs, true
+}
+
+// coordSchur sets the Schur block of coneSchur from the coordinates the held rows and W
+// leave free (conekrylov.go), and reports false where it cannot: a held row or a row of W
+// that is not a bound, more than coneFreeMax free coordinates of a matrix-free model, or
+// H_uu + τI not positive definite.
+func (cs *coneSchur) coordSchur(w *walk, fr *coneFrame, MU [][]float64, tau float64) bool {
+	d := len(w.x)
+	for k := range w.basis.size() {
+		if j, _ := w.basis.isCoord(k); j < 0 {
+			return false
+		}
+	}
+	wc, ws, free, ok := coordFrame(fr.U, func(j int) bool { return w.basis.heldAt(j) >= 0 }, d)
+	if !ok || (w.mod.M == nil && len(free) > coneFreeMax) {
+		return false
+	}
+	if len(free) == 0 {
+		return true // Z = {0}: P = 0
+	}
+	fs, ok := newFreeSchur(w.mod, free, MU, wc, ws, fr.X, tau)
+	if !ok {
+		return false
+	}
+	cs.P, cs.h, cs.hn, cs.V = fs.P, fs.h, fs.pn, fs.V
+	cs.ch = fs.ch
+	cs.point = func(u []float64) []float64 { return fs.point(u, d) }
+	return true
+}
+
+// denseSchur sets the Schur block of coneSchur for a dense model from the held rows and
+// W as vectors: O by a Householder QR, H_uu = OᵀMO; false when H_uu + τI is not positive
+// definite.
+func (cs *coneSchur) denseSchur(w *walk, fr *coneFrame, MU [][]float64, tau float64) bool {
+	m, d := len(fr.rows), len(w.x)
+	basis := append(w.basis.dense(d), fr.U...)
+	if k := d - len(basis); k > 0 {
+		sp := newSubspace(basis, d)
+		Huu := sp.project(w.mod.M)
+		for j := range k {
+			Huu.SetSym(j, j, Huu.At(j, j)+tau)
+		}
+		if !cs.ch.Factorize(Huu) {
+			return false
+		}
+		V := mat.NewDense(k, m, nil) // H_ua·X
+		col := make([]float64, k)
+		for j := range m {
+			clear(col)
+			for l := j; l < m; l++ {
+				axpy(col, fr.X[l][j], sp.coords(MU[l]))
+			}
+			V.SetCol(j, col)
+			cs.h[j] = norm(col)
+		}
+		cs.V, cs.point = V, sp.point
+		var Z, P mat.Dense
+		if err := cs.ch.SolveTo(&Z, V); err != nil {
+			return false
+		}
+		P.Mul(V.T(), &Z)
+		for i := range m {
+			for j := range m {
+				cs.P[i][j] = 0.5 * (P.At(i, j) + P.At(j, i))
+			}
+		}
+		cs.hn = mat.Norm(&P, 2)
+	}
+	return true
 }
 
 // lowerCongruence returns XᵀSX for the lower triangular X (X[k][j], k ≥ j).
@@ -624,13 +686,13 @@ func (w *walk) coneCandidate(fr *coneFrame, cs *coneSchur, t []float64) {
 		}
 		axpy(y, aj, fr.U[j])
 	}
-	if cs.sp != nil {
+	if cs.point != nil {
 		var vt, u mat.VecDense
 		vt.MulVec(cs.V, mat.NewVecDense(len(t), t))
 		if err := cs.ch.SolveVecTo(&u, &vt); err != nil {
 			return
 		}
-		axpy(y, 1, cs.sp.point(u.RawVector().Data))
+		axpy(y, 1, cs.point(u.RawVector().Data))
 	}
 	ny := norm(y)
 	if !(ny > 0) {

@@ -110,8 +110,9 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 
 // modelCertifies reports whether the walk w, complete, proves that the model admits no
 // decrease of δ/2 over S ∩ B(x, r): qmin > −δ/2 + η when every face was examined exactly;
-// with the Krylov examiner's inexact faces, the first subset's bound instead
-// (krylovExaminer), which fails with probability at most fail.
+// with the Krylov examiner's inexact faces, the first subset's bound or the cone bound at
+// the root, whichever is larger (krylovExaminer.certLower), which fails with probability
+// at most fail.
 //
 // A matrix-free model's η and error terms rest on normBound's bound on ‖M‖₂ (operatorNorm),
 // which fails with probability krylovFailProb unless its Lanczos run was exact: that
@@ -122,7 +123,7 @@ func (rn *run) modelCertifies(w *walk, eta float64) (ok bool, fail float64) {
 		fail = krylovFailProb
 	}
 	if kry, isKry := w.ex.(*krylovExaminer); isKry && kry.inexact {
-		return kry.rootLower > -rn.s.Delta/2+eta, kry.fail + fail
+		return kry.certLower() > -rn.s.Delta/2+eta, kry.fail + fail
 	}
 	return w.pool.qmin > -rn.s.Delta/2+eta, fail
 }

@@ -34,6 +34,7 @@ type krylovExaminer struct {
 
 	started   bool
 	rootLower float64 // the first subset's bound
+	coneLower float64 // the cone bound at the walk's root (keepCone), −Inf when none
 	inexact   bool    // a subset went to the Krylov backend
 	fail      float64 // Σ ξ of the Krylov bounds used
 	failed    bool    // a dense or Rayleigh–Ritz eigensolve failed: a subset went unexamined
@@ -52,8 +53,26 @@ func newKrylovExaminer(mod *quadModel, rng *rand.Rand, delta float64, exactDim i
 	if exactDim == 0 {
 		exactDim = krylovExactDim
 	}
-	return &krylovExaminer{mod: mod, rng: rng, delta: delta, exactDim: exactDim}
+	return &krylovExaminer{mod: mod, rng: rng, delta: delta, exactDim: exactDim, coneLower: math.Inf(-1)}
 }
+
+// keepCone returns the walk's cone bound (cone.go) with its values kept: it is finite
+// only at the walk's root, where it bounds the model over the walk's whole set S_w ∩ B
+// as the first subset's bound does, so that the certificate of an inexact walk may rest
+// on the larger of the two (run.modelCertifies). The cone bound on the Krylov examiner's
+// models takes its Schur block from coordinates (conekrylov.go): it carries no failure
+// probability.
+func (e *krylovExaminer) keepCone(bound func(*walk) float64) func(*walk) float64 {
+	return func(w *walk) float64 {
+		L := bound(w)
+		e.coneLower = math.Max(e.coneLower, L)
+		return L
+	}
+}
+
+// certLower returns the bound an inexact walk certifies by: the larger of the first
+// subset's bound and the cone bound at the root.
+func (e *krylovExaminer) certLower() float64 { return math.Max(e.rootLower, e.coneLower) }
 
 // pushed updates M(p − x) for the step p′ = p + τu: M(p′ − x) = M(p − x) + τ·Mu, with Mu
 // a cached column when u is a coordinate vector (a bound row), else one product.

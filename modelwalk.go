@@ -37,7 +37,7 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 			}
 		}
 	}
-	if !rn.test.noPrune && !rn.test.noCone && mod.M != nil && !rn.krylovModel(mod, len(x)) {
+	if !rn.test.noPrune && !rn.test.noCone {
 		minRows := coneMinRows
 		if rn.test.coneMinRows > 0 {
 			minRows = rn.test.coneMinRows
@@ -53,6 +53,9 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	case rn.krylovModel(mod, len(x)):
 		kry = newKrylovExaminer(mod, rn.rng, rn.s.Delta, rn.test.krylovExact)
 		w.ex = kry
+		if w.cone != nil {
+			w.cone = kry.keepCone(w.cone)
+		}
 	case !rn.test.referenceEscape:
 		if eig = newEigenExaminer(w, ref); eig != nil {
 			w.ex = eig

@@ -1,0 +1,168 @@
+package houdini
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The Schur block of the cone bound (cone.go) on a face of coordinates, for the models the
+// Krylov examiner walks (matrix-free ones, and dense ones from krylovDenseDim on), where
+// cone.go's dense route — the d×t basis of the held rows, a Householder QR and
+// M′ = OᵀMO, O(d²t) — would cost O(d²) memory or more than the escape.
+//
+// When every held row and every row of W is a bound, the directions that T and W leave
+// free are the coordinates F that neither holds: O = [e_f]_{f ∈ F}, U = [±e_j]_{j ∈ W's},
+// and the blocks of (∗) in cone.go are submatrices of M,
+//
+//	H_uu = M_FF,   H_ua = M_FU = (M uₗ)_F,
+//
+// which a dense M gives by indexing and a matrix-free one by the products M uₗ cone.go
+// already made (one per row of W) and one product M e_f per free coordinate (k = |F|
+// products, O(k·(k + m)) floats kept: of each product only its entries at F and at W's
+// coordinates). For an operator the two halves are averaged, ½((M uₗ)_F + (M_F·)ᵀuₗ),
+// as krylovExaminer.exactFace symmetrizes its columns: the model's form hᵀMh sees only
+// the symmetric part. Nothing else changes: the bound, its proof and its rounding terms
+// are cone.go's with this O (an orthonormal basis of Z computed without rounding), so the
+// bound rests on no iterative eigensolver and carries no failure probability. Its cost is
+// k products (none for a dense M), one k×k Cholesky factorization and O(k·m²).
+
+// coneFreeMax bounds the free coordinates k of a matrix-free model's cone bound: k
+// products, k² floats and a k×k factorization (as krylovExactDim for the Krylov
+// examiner's faces); a larger face gets no cone bound.
+const coneFreeMax = 500
+
+// freeSchur is the Schur block of the cone bound on a face of coordinates: with
+// V = H_ua·X (k×m, columns hᵢ) and the Cholesky factor of H_uu + τI,
+// P = Vᵀ(H_uu + τI)⁻¹V.
+type freeSchur struct {
+	free []int // F
+	V    *mat.Dense
+	ch   mat.Cholesky
+	P    [][]float64
+	h    []float64 // ‖hᵢ‖
+	pn   float64   // ‖P‖_F
+}
+
+// newFreeSchur returns the Schur block for the free coordinates free, the products
+// MU[l] = M·uₗ with uₗ = ws[l]·e_{wc[l]} (W's rows), X = R⁻¹ (lower triangular) and τ; ok
+// is false when H_uu + τI is not positive definite or a product fails.
+func newFreeSchur(mod *quadModel, free []int, MU [][]float64, wc []int, ws []float64, X [][]float64, tau float64) (fs *freeSchur, ok bool) {
+	k, m := len(free), len(wc)
+	Huu, Hua, ok := freeBlocks(mod, free, MU, wc, ws)
+	if !ok {
+		return nil, false
+	}
+	for a := range k {
+		Huu.SetSym(a, a, Huu.At(a, a)+tau)
+	}
+	fs = &freeSchur{free: free, V: mat.NewDense(k, m, nil), h: make([]float64, m)}
+	if !fs.ch.Factorize(Huu) {
+		return nil, false
+	}
+	col := make([]float64, k)
+	for j := range m { // V = H_ua·X
+		clear(col)
+		for l := j; l < m; l++ {
+			for a := range k {
+				col[a] += Hua.At(a, l) * X[l][j]
+			}
+		}
+		fs.V.SetCol(j, col)
+		fs.h[j] = norm(col)
+	}
+	var Z, P mat.Dense
+	if err := fs.ch.SolveTo(&Z, fs.V); err != nil {
+		return nil, false
+	}
+	P.Mul(fs.V.T(), &Z)
+	fs.P = make([][]float64, m)
+	for i := range m {
+		fs.P[i] = make([]float64, m)
+		for j := range m {
+			fs.P[i][j] = 0.5 * (P.At(i, j) + P.At(j, i))
+		}
+	}
+	fs.pn = mat.Norm(&P, 2)
+	return fs, true
+}
+
+// freeBlocks returns H_uu = M_FF (k×k) and H_ua = M_FU (k×m): from a dense M by indexing,
+// from an operator by one product per free coordinate, symmetrized.
+func freeBlocks(mod *quadModel, free []int, MU [][]float64, wc []int, ws []float64) (Huu *mat.SymDense, Hua *mat.Dense, ok bool) {
+	k, m := len(free), len(wc)
+	Huu, Hua = mat.NewSymDense(k, nil), mat.NewDense(k, m, nil)
+	if M := mod.M; M != nil {
+		for a, i := range free {
+			for b := a; b < k; b++ {
+				Huu.SetSym(a, b, M.At(i, free[b]))
+			}
+			for l := range m {
+				Hua.Set(a, l, MU[l][i])
+			}
+		}
+		return Huu, Hua, true
+	}
+	d := len(MU[0])
+	cols := mat.NewDense(k, k, nil) // column a: (M e_{F[a]})_F
+	e, col := make([]float64, d), make([]float64, d)
+	for a, i := range free {
+		e[i] = 1
+		mod.mul(col, e)
+		e[i] = 0
+		if mod.err != nil || allFinite(col) >= 0 {
+			return nil, nil, false
+		}
+		for b, j := range free {
+			cols.Set(b, a, col[j])
+		}
+		for l := range m { // (M uₗ)_i and uₗᵀ(M eᵢ)
+			Hua.Set(a, l, 0.5*(MU[l][i]+ws[l]*col[wc[l]]))
+		}
+	}
+	for a := range k {
+		for b := a; b < k; b++ {
+			Huu.SetSym(a, b, 0.5*(cols.At(a, b)+cols.At(b, a)))
+		}
+	}
+	return Huu, Hua, true
+}
+
+// point returns Ou, the d-vector with u at the free coordinates.
+func (fs *freeSchur) point(u []float64, d int) []float64 {
+	y := make([]float64, d)
+	for a, i := range fs.free {
+		y[i] = u[a]
+	}
+	return y
+}
+
+// coordFrame returns, for the cone bound of a walk whose held rows are all coordinates
+// (heldAt(j) ≥ 0 for the held coordinates j), the coordinates wc and signs ws of W's
+// vectors U when each is a signed unit vector ±e_j, and the free coordinates F (neither
+// held nor W's); ok is false when some uₗ is not a unit coordinate vector.
+func coordFrame(U [][]float64, held func(j int) bool, d int) (wc []int, ws []float64, free []int, ok bool) {
+	inW := make(map[int]bool, len(U))
+	for _, u := range U {
+		j := -1
+		for i, ui := range u {
+			if ui != 0 {
+				if j >= 0 || math.Abs(ui) != 1 {
+					return nil, nil, nil, false
+				}
+				j = i
+			}
+		}
+		if j < 0 || held(j) {
+			return nil, nil, nil, false
+		}
+		wc, ws = append(wc, j), append(ws, u[j])
+		inW[j] = true
+	}
+	for j := range d {
+		if !held(j) && !inW[j] {
+			free = append(free, j)
+		}
+	}
+	return wc, ws, free, true
+}
