@@ -134,7 +134,8 @@ func (w *walk) coneBound() float64 {
 		return math.Inf(-1)
 	}
 	tau := 2 * avail * (1 - 1e-9) / (fr.R * fr.R)
-	guess := 1e-6*tau + coneRounding(d, w.mod.normF()+tau, 1, 0, 0)
+	n := w.coneDim()
+	guess := 1e-6*tau + coneRounding(n, w.mod.normF()+tau, 1, 0, 0)
 	for range 2 { // a second try when the test's rounding exceeds the guess
 		cs, ok := w.coneCurvature(fr, tau-guess)
 		if !ok {
@@ -142,7 +143,7 @@ func (w *walk) coneBound() float64 {
 		}
 		retry := false
 		for _, f := range coneShares {
-			C, round := cs.matrix(fr, f, d)
+			C, round := cs.matrix(fr, f, n)
 			if !(round < math.Inf(1)) || !finiteRows(C) {
 				return math.Inf(-1) // an overflow: NaN entries would pass the tests
 			}
@@ -226,6 +227,18 @@ func (w *walk) newConeFrame() *coneFrame {
 // (conekrylov.go): for the models the Krylov examiner walks, matrix-free ones and dense
 // ones from krylovDenseDim on.
 func (w *walk) coneByCoords() bool { return w.mod.M == nil || len(w.x) >= krylovDenseDim }
+
+// coneDim returns the dimension the cone bound's factorizations and congruences work in,
+// which coneRounding's backward errors grow with: d on the dense route (a Householder QR
+// and M′ = OᵀMO in ℝᵈ), d − t on the route by coordinates, where H_aa and H_ua are
+// entries of the products M·uₗ (uₗ = ±e_j: each a single exact term) and H_uu + τI,
+// its Cholesky factor, V, P and C live in the k + m = d − t coordinates of N.
+func (w *walk) coneDim() int {
+	if w.coneByCoords() {
+		return len(w.x) - w.basis.size()
+	}
+	return len(w.x)
+}
 
 // coneOffHeld returns the component of v orthogonal to the held rows and to U: against
 // the held rows as vectors (held, the dense route), else by heldBasis.project; then
@@ -445,7 +458,7 @@ func finiteRows(C [][]float64) bool {
 }
 
 // coneRounding returns the τ that covers the rounding of coneCurvature and copositive
-// for a problem of dimension d: a perturbation E of C moves tᵀCt by at most
+// for a problem of dimension d (coneDim: the dimension the factorizations work in): a perturbation E of C moves tᵀCt by at most
 // ‖E‖‖t‖² ≤ ‖E‖‖R‖_F²‖y‖² (t = −A_W y), and a perturbation ΔH of M + τI (the Cholesky
 // factor's and the products' backward error, ‖ΔH‖ ≤ (d + 2)²ε·‖H‖ with the Schur term's
 // norm hn) moves it by ‖ΔH‖‖y‖²; both are absorbed into τ with the factor coneRound:

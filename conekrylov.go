@@ -22,9 +22,13 @@ import (
 // products, O(k·(k + m)) floats kept: of each product only its entries at F and at W's
 // coordinates). For an operator the two halves are averaged, ½((M uₗ)_F + (M_F·)ᵀuₗ),
 // as krylovExaminer.exactFace symmetrizes its columns: the model's form hᵀMh sees only
-// the symmetric part. Nothing else changes: the bound, its proof and its rounding terms
-// are cone.go's with this O (an orthonormal basis of Z computed without rounding), so the
-// bound rests on no iterative eigensolver and carries no failure probability. Its cost is
+// the symmetric part (an operator's products are the model's M, as on the Krylov path's
+// exact faces). Nothing else changes: the bound, its proof and its rounding terms are
+// cone.go's with this O (an orthonormal basis of Z computed without rounding), except
+// that the backward errors of the factorization and the congruences grow with the
+// dimension k + m = d − t they are computed in, not d (walk.coneDim); the values c, ℓ and
+// g_Z, computed with d-vectors, keep d. The bound rests on no iterative eigensolver and
+// carries no failure probability. Its cost is
 // k products (none for a dense M), one k×k Cholesky factorization and O(k·m²).
 
 // coneFreeMax bounds the free coordinates k of a matrix-free model's cone bound: k

@@ -103,9 +103,9 @@ func freeConeWalk(t *testing.T, in *bruteforce.Instance) *walk {
 // seeded box instances with ties (tieBoxInstance) and the Budget family, each also
 // translated by 10³ with f scaled by 2²⁰ and by −10⁸ with f scaled by 2⁻²⁰, the bound is
 // asked for bars from far below to above the exhaustive minimum: an answer must not
-// exceed that minimum (beyond the brute force's tolerance band); it must answer where the
-// dense route (cone.go's QR) answers in most cases. 1000 instances (3000 with copies), 200 under
-// -short.
+// exceed that minimum (beyond the brute force's tolerance band); on the box instances it
+// must answer where the dense route (cone.go's QR) answers in most cases. 1000
+// instances (3000 with copies), 200 under -short.
 func TestConeMatrixFreeBelowMinimum(t *testing.T) {
 	n := 1000
 	if testing.Short() {
@@ -143,12 +143,13 @@ func TestConeMatrixFreeBelowMinimum(t *testing.T) {
 				}
 				total++
 				ld, lf := !math.IsInf(L[0], -1), !math.IsInf(L[1], -1)
-				if ld {
+				box := i%4 != 3 // Budget's row is general: no route by coordinates
+				if ld && box {
 					dense++
 				}
 				if lf {
 					answered++
-					if ld {
+					if ld && box {
 						both++
 					}
 					if L[1] < bar || L[1] > truth.Value+tol {
@@ -159,7 +160,7 @@ func TestConeMatrixFreeBelowMinimum(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d bars: the matrix-free bound answered %d, the dense route %d, both %d", total, answered, dense, both)
+	t.Logf("%d bars: the matrix-free bound answered %d; on the box instances the dense route %d, both %d", total, answered, dense, both)
 	if both < dense*9/10 || answered < total/20 {
 		t.Errorf("the matrix-free bound answers too rarely: %d (%d of the dense route's %d) of %d bars", answered, both, dense, total)
 	}
