@@ -135,7 +135,7 @@ func (w *walk) coneBound() float64 {
 	}
 	tau := 2 * avail * (1 - 1e-9) / (fr.R * fr.R)
 	n := w.coneDim()
-	guess := 1e-6*tau + coneRounding(n, w.mod.normF()+tau, 1, 0, 0)
+	guess := 1e-6*tau + coneRounding(n, w.coneNorm()+tau, 1, 0, 0)
 	for range 2 { // a second try when the test's rounding exceeds the guess
 		cs, ok := w.coneCurvature(fr, tau-guess)
 		if !ok {
@@ -316,17 +316,35 @@ func (w *walk) coneCurvature(fr *coneFrame, tau float64) (cs *coneSchur, ok bool
 	} else if !cs.denseSchur(w, fr, MU, tau) {
 		return nil, false
 	}
-	cs.hn += w.mod.normF() + math.Abs(tau)
-	nx := 0.0
+	cs.hn += w.coneNorm() + math.Abs(tau)
+	nx, diag, rmax, xmax := 0.0, true, 0.0, 0.0
 	for i, l := range fr.rows {
 		for j := 0; j <= i; j++ {
 			r := w.c.dotRow(l, fr.U[j])
 			cs.nr += r * r
 			nx += fr.X[i][j] * fr.X[i][j]
+			diag = diag && (i == j || (r == 0 && fr.X[i][j] == 0))
+			if i == j {
+				rmax, xmax = math.Max(rmax, math.Abs(r)), math.Max(xmax, math.Abs(fr.X[i][i]))
+			}
 		}
 	}
 	cs.kappa = cs.nr * nx
+	if diag && w.coneByCoords() { // ‖R‖₂ and ‖X‖₂ of diagonal R and X = R⁻¹: W's bounds
+		cs.nr, cs.kappa = rmax*rmax, rmax*rmax*xmax*xmax
+	}
 	return cs, true
+}
+
+// coneNorm returns the bound on ‖M‖₂ that the rounding of the cone bound scales with:
+// ‖M‖_F (quadModel.normF), or on the route by coordinates for an operator the bound
+// normBound set on ‖M‖₂ (whose failure probability modelCertifies charges to every
+// matrix-free certificate), which bounds the norms of its submatrices H_uu and H_ua.
+func (w *walk) coneNorm() float64 {
+	if w.coneByCoords() && w.mod.M == nil && w.mod.nrm2 > 0 {
+		return w.mod.nrm2
+	}
+	return w.mod.normF()
 }
 
 // coordSchur sets the Schur block of coneSchur from the coordinates the held rows and W
@@ -458,13 +476,18 @@ func finiteRows(C [][]float64) bool {
 }
 
 // coneRounding returns the τ that covers the rounding of coneCurvature and copositive
-// for a problem of dimension d (coneDim: the dimension the factorizations work in): a perturbation E of C moves tᵀCt by at most
-// ‖E‖‖t‖² ≤ ‖E‖‖R‖_F²‖y‖² (t = −A_W y), and a perturbation ΔH of M + τI (the Cholesky
-// factor's and the products' backward error, ‖ΔH‖ ≤ (d + 2)²ε·‖H‖ with the Schur term's
-// norm hn) moves it by ‖ΔH‖‖y‖²; both are absorbed into τ with the factor coneRound:
+// for a problem of dimension d (coneDim: the dimension the factorizations work in): a
+// perturbation E of C moves tᵀCt by at most ‖E‖‖t‖² ≤ ‖E‖‖R‖_F²‖y‖² (t = −A_W y), and a
+// perturbation ΔH of M + τI (the Cholesky factor's and the products' backward error,
+// ‖ΔH‖ ≤ (d + 2)²ε·‖H‖ with the Schur term's norm hn) moves it by ‖ΔH‖‖y‖²; both are
+// absorbed into τ with the factor coneRound:
 //
 //	coneRound·(d + 2)²·ε·(κ²·hn + ‖R‖_F²·‖C‖_F),   κ² = ‖R‖_F²‖X‖_F².
 //
+// The Frobenius norms stand for the 2-norms they bound; where R is diagonal (W's rows
+// bounds, on the route by coordinates) coneCurvature passes the 2-norms themselves,
+// max|Rᵢᵢ|² and max|Rᵢᵢ|²·max|Xᵢᵢ|², which at m bounds are 1 where the Frobenius norms
+// give m and m².
 // The guess coneBound subtracts before the test takes κ² = 1 and C = 0, and the test's
 // own value must not exceed it.
 func coneRounding(d int, hn, kappa2, nc, nr float64) float64 {
