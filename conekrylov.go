@@ -9,27 +9,47 @@ import (
 // The Schur block of the cone bound (cone.go) on a face of coordinates, for the models the
 // Krylov examiner walks (matrix-free ones, and dense ones from krylovDenseDim on), where
 // cone.go's dense route — the d×t basis of the held rows, a Householder QR and
-// M′ = OᵀMO, O(d²t) — would cost O(d²) memory or more than the escape.
+// M′ = OᵀMO, O(d²t) — would cost O(d·t) memory and more time than the escape.
 //
-// When every held row and every row of W is a bound, the directions that T and W leave
-// free are the coordinates F that neither holds: O = [e_f]_{f ∈ F}, U = [±e_j]_{j ∈ W's},
-// and the blocks of (∗) in cone.go are submatrices of M,
+// What it bounds. The same quantity as cone.go: the model over the walk's set (the root's
+// affine set of the held rows, the rows of W as inequalities, the ball), from below by L,
+// whenever (∗) of cone.go is proven. Only the blocks of (∗) are formed differently.
 //
-//	H_uu = M_FF,   H_ua = M_FU = (M uₗ)_F,
+// The blocks. When every held row and every row of W is a bound, the directions that T
+// and W leave free are the coordinates F that neither holds: O = [e_f]_{f ∈ F} is an
+// orthonormal basis of Z computed without rounding, U = [±e_j]_{j ∈ W's} (cone.go's
+// Gram–Schmidt gives exactly these: W's bounds are orthogonal to the held coordinates and
+// to each other), R and X = R⁻¹ are diagonal, and the blocks are submatrices of M,
 //
-// which a dense M gives by indexing and a matrix-free one by the products M uₗ cone.go
-// already made (one per row of W) and one product M e_f per free coordinate (k = |F|
-// products, O(k·(k + m)) floats kept: of each product only its entries at F and at W's
-// coordinates). For an operator the two halves are averaged, ½((M uₗ)_F + (M_F·)ᵀuₗ),
-// as krylovExaminer.exactFace symmetrizes its columns: the model's form hᵀMh sees only
-// the symmetric part (an operator's products are the model's M, as on the Krylov path's
-// exact faces). Nothing else changes: the bound, its proof and its rounding terms are
-// cone.go's with this O (an orthonormal basis of Z computed without rounding), except
-// that the backward errors of the factorization and the congruences grow with the
-// dimension k + m = d − t they are computed in, not d (walk.coneDim); the values c, ℓ and
-// g_Z, computed with d-vectors, keep d. The bound rests on no iterative eigensolver and
-// carries no failure probability. Its cost is
-// k products (none for a dense M), one k×k Cholesky factorization and O(k·m²).
+//	H_aa = UᵀMU,   H_uu = M_FF,   H_ua = M_FU = (M uₗ)_F,
+//
+// which a dense M gives by indexing and an operator by the products M uₗ cone.go already
+// makes (one per row of W) and one product M e_f per free coordinate (k = |F| products;
+// of each only its entries at F and at W's coordinates are kept: O(k·(k + m)) floats). For
+// an operator the two halves are averaged, ½((M uₗ)_F + (M e_F)ᵀuₗ), as
+// krylovExaminer.exactFace symmetrizes its columns: the form hᵀMh sees only the symmetric
+// part. An operator's products are taken as a linear M, as everywhere on the Krylov path
+// (its exact faces are built the same way): Problem.HessVec's products are linear, and
+// gradient differences are for a quadratic f up to their rounding (TestConeMatrixFreeEscapes
+// runs both). The Cholesky factor of H_uu + τI, V = H_ua·X and P = Vᵀ(H_uu + τI)⁻¹V are
+// then cone.go's, and so are C, the copositivity test and L.
+//
+// Error terms. η, eqErr and forcedErr are the walk's, unchanged. The rounding τ absorbs
+// (coneRounding) is cone.go's with three changes, each a tighter instance of the same
+// inequality: the factorization and the congruences are computed in the k + m = d − t
+// coordinates of N, so their backward errors grow with d − t, not d (walk.coneDim); R is
+// diagonal, so ‖t‖ ≤ ‖R‖₂‖y‖ and κ = ‖R‖₂‖X‖₂ take the 2-norms (1 for unit bounds)
+// instead of the Frobenius norms (√m, m); and an operator's ‖H‖ is bounded by normBound's
+// bound on ‖M‖₂ (walk.coneNorm), whose failure probability krylovFailProb modelCertifies
+// already charges to every matrix-free certificate (the same event η rests on), instead of
+// √d times it. The values c, ℓ and g_Z, computed with d-vectors, keep d. No Lanczos
+// quantity enters otherwise: the bound adds no failure probability.
+//
+// Its use. The walk prunes by it at the root as on the dense path; an escape whose walk
+// used the Krylov backend certifies by the larger of the root face's bound and L
+// (krylovExaminer.certLower), both lower bounds on the model over the walk's set. Cost: k
+// products (none for a dense M), one k×k Cholesky factorization, O(k·m² + m³), and no
+// d×d or d×t array.
 
 // coneFreeMax bounds the free coordinates k of a matrix-free model's cone bound: k
 // products, k² floats and a k×k factorization (as krylovExactDim for the Krylov

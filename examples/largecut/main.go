@@ -50,6 +50,7 @@ type options struct {
 	grace      time.Duration
 	verbose    bool
 	bmzStart   bool
+	startRuns  int
 }
 
 func parse(args []string) (*options, error) {
@@ -67,13 +68,14 @@ func parse(args []string) (*options, error) {
 	houdiniMax := fs.Int("houdinimax", 1000000, "skip houdini above this n (with -hess also where the 8·n² bytes of the Hessian exceed memory)")
 	runs := fs.Int("runs", 10, "restarts of each Go peer (best of)")
 	seed := fs.Uint64("seed", 1, "graph, QP and peer seed; Settings.Seed")
-	bmzStart := fs.Bool("bmzstart", true, "also run houdini from the best vector of the BMZ peer's runs (its time included)")
+	bmzStart := fs.Bool("bmzstart", true, "also run houdini from the best vector of BMZ runs (their time included)")
+	startRuns := fs.Int("startruns", 1, "BMZ runs (best of, the peer's first ones) whose best vector houdini starts from with -bmzstart")
 	verbose := fs.Bool("v", false, "show the runs' logs (phases, escapes) on stderr")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	o := &options{families: strings.Split(*families, ","), runs: *runs, seed: *seed, houdiniMax: *houdiniMax,
-		grace: *grace, verbose: *verbose, bmzStart: *bmzStart,
+		grace: *grace, verbose: *verbose, bmzStart: *bmzStart, startRuns: max(1, *startRuns),
 		cfg: Config{Delta: *delta, Radius: *radius, Hess: *hess, HessVec: *hessVec, MaxSubsets: *maxSubsets, Timeout: *timeout, Seed: *seed}}
 	var err error
 	if o.ns, err = ints(*ns); err != nil {
@@ -110,8 +112,8 @@ func run(args []string, w io.Writer) error {
 		return err
 	}
 	mem := memTotal()
-	fmt.Fprintf(w, "houdini δ = %g, r = %g, Hessian oracle %v, Hessian-vector oracle %v, MaxSubsets %d, timeout %v (+%v before kill), x₀ = 0; peers best of %d, seed %d\n\n",
-		o.cfg.Delta, o.cfg.Radius, o.cfg.Hess, o.cfg.HessVec, o.cfg.MaxSubsets, o.cfg.Timeout, o.grace, o.runs, o.seed)
+	fmt.Fprintf(w, "houdini δ = %g, r = %g, Hessian oracle %v, Hessian-vector oracle %v, MaxSubsets %d, timeout %v (+%v before kill), x₀ = 0 and (-bmzstart) the best of %d BMZ runs; peers best of %d, seed %d\n\n",
+		o.cfg.Delta, o.cfg.Radius, o.cfg.Hess, o.cfg.HessVec, o.cfg.MaxSubsets, o.cfg.Timeout, o.grace, o.startRuns, o.runs, o.seed)
 	fmt.Fprintln(w, "| graph | n | m | solver | cut weight | edges cut | f | grad calls | wall s | cpu s | peak RSS MB | status |")
 	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, fam := range o.families {
@@ -130,11 +132,11 @@ func run(args []string, w io.Writer) error {
 				}
 				fmt.Fprintf(w, "%s **houdini** | %s |\n", head, cells(out, true))
 				if o.bmzStart {
-					out, err := spawn(Job{Kind: "houdini-bmz", Family: fam, N: n, Seed: o.seed, Runs: o.runs, Cfg: o.cfg}, 2*o.cfg.Timeout+o.grace, o.verbose) // BMZ first, then houdini's own deadline
+					out, err := spawn(Job{Kind: "houdini-bmz", Family: fam, N: n, Seed: o.seed, Runs: o.startRuns, Cfg: o.cfg}, 2*o.cfg.Timeout+o.grace, o.verbose) // BMZ first, then houdini's own deadline
 					if err != nil {
 						return err
 					}
-					fmt.Fprintf(w, "| | | | **houdini from BMZ's best** | %s |\n", cells(out, true))
+					fmt.Fprintf(w, "| | | | **houdini from BMZ (best of %d)** | %s |\n", o.startRuns, cells(out, true))
 				}
 			}
 			for _, kind := range []string{"oneflip", "bmz"} {
