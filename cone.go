@@ -97,6 +97,7 @@ var coneShares = [...]float64{1, 0.5, 0}
 type coneFrame struct {
 	rows []int       // W
 	U    [][]float64 // Gram–Schmidt vectors of W's rows in N
+	uc   []int       // j where U[k] = ±e_j, else −1 (unitIndex)
 	X    [][]float64 // R⁻¹, lower triangular
 	T    []float64   // Tᵢ = ‖P_N âᵢ‖·R, the largest tᵢ on K ∩ B(0, R)
 	R    float64     // r′ + ‖q‖
@@ -189,13 +190,13 @@ func (w *walk) newConeFrame() *coneFrame {
 		}
 		a := w.coneOffHeld(w.c.row(l), held, nil)
 		na := norm(a)
-		u := orthogonalize(a, fr.U)
+		u := orthoUnits(a, fr.U, fr.uc)
 		nu := norm(u)
 		if !(na > rankTol && nu >= coneIndep*na) {
 			continue
 		}
 		scale(u, 1/nu)
-		fr.rows, fr.U = append(fr.rows, l), append(fr.U, u)
+		fr.rows, fr.U, fr.uc = append(fr.rows, l), append(fr.U, u), append(fr.uc, unitIndex(u))
 		sigma, pn = append(sigma, math.Max(0, s)), append(pn, na)
 	}
 	if len(fr.rows) == 0 {
@@ -300,7 +301,7 @@ func (w *walk) coneCurvature(fr *coneFrame, tau float64) (cs *coneSchur, ok bool
 	for i := range m {
 		Haa[i] = make([]float64, m)
 		for j := range m {
-			Haa[i][j] = 0.5 * (dot(fr.U[i], MU[j]) + dot(fr.U[j], MU[i]))
+			Haa[i][j] = 0.5 * (dotUnit(fr.U[i], fr.uc[i], MU[j]) + dotUnit(fr.U[j], fr.uc[j], MU[i]))
 		}
 		Haa[i][i] += tau
 	}

@@ -190,3 +190,47 @@ func coordFrame(U [][]float64, held func(j int) bool, d int) (wc []int, ws []flo
 	}
 	return wc, ws, free, true
 }
+
+// unitIndex returns j when u = ±e_j (one nonzero entry, of modulus 1), else −1.
+func unitIndex(u []float64) int {
+	j := -1
+	for i, ui := range u {
+		if ui != 0 {
+			if j >= 0 || math.Abs(ui) != 1 {
+				return -1
+			}
+			j = i
+		}
+	}
+	return j
+}
+
+// dotUnit returns u·v, in O(1) when u = ±e_j (uj = j ≥ 0, unitIndex): the sum's one
+// nonzero term, which is what dot computes there.
+func dotUnit(u []float64, uj int, v []float64) float64 {
+	if uj >= 0 {
+		return u[uj] * v[uj]
+	}
+	return dot(u, v)
+}
+
+// orthoUnits returns orthogonalize(a, U), with the steps of unit vectors (uc[k] ≥ 0,
+// unitIndex) done in O(1): such a step subtracts (a·uₖ)uₖ = aⱼeⱼ, that is, sets aⱼ to 0,
+// and leaves every other entry as it is. The cone bound's rows of W are mostly bounds:
+// O(m·d) instead of O(m²·d) for its m rows.
+func orthoUnits(a []float64, U [][]float64, uc []int) []float64 {
+	out := append([]float64(nil), a...)
+	for pass := 0; pass < 2; pass++ {
+		for k, u := range U {
+			if j := uc[k]; j >= 0 {
+				out[j] = 0
+				continue
+			}
+			c := dot(u, out)
+			for i := range out {
+				out[i] -= c * u[i]
+			}
+		}
+	}
+	return out
+}
