@@ -188,6 +188,9 @@ func (w *walk) newConeFrame() *coneFrame {
 		if s > coneSlack*rs {
 			continue
 		}
+		if (len(fr.rows)+1)*len(w.x) > coneMaxFloats {
+			break // the rest are dropped: a relaxation, as the rows with slack
+		}
 		a := w.coneOffHeld(w.c.row(l), held, nil)
 		na := norm(a)
 		u := orthoUnits(a, fr.U, fr.uc)

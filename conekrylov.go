@@ -56,6 +56,11 @@ import (
 // examiner's faces); a larger face gets no cone bound.
 const coneFreeMax = 500
 
+// coneMaxFloats bounds m·d, the floats of each of the cone bound's m vectors U and their
+// products MU (128 MB each): at d = 10⁵, m ≤ 167 rows of W; the rows beyond are dropped
+// (a relaxation, cone.go).
+const coneMaxFloats = 1 << 24
+
 // freeSchur is the Schur block of the cone bound on a face of coordinates: with
 // V = H_ua·X (k×m, columns hᵢ) and the Cholesky factor of H_uu + τI,
 // P = Vᵀ(H_uu + τI)⁻¹V.
