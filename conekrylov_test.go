@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
@@ -265,4 +266,83 @@ func scaled(a []float64, s float64) []float64 {
 		out[j] = s * a[j]
 	}
 	return out
+}
+
+// TestConeVertexMemory: the cone bound on the matrix-free path keeps no vector per held
+// bound and forms no d×d or d×t array. At d = 10⁵ (5000 under -short), f quadratic over
+// [−1, 1]ᵈ at a vertex-like x: the first d − 60 coordinates at bounds with an outward
+// gradient (forced), 40 ties (at +1, zero gradient, coupled by a nonnegative path: a
+// copositive form on their cone) and 20 free coordinates at 0 (curvature 1, coupled to the
+// ties by 0.1). Only the cone bound decides the 2⁴⁰ subsets of the ties: the escape must
+// certify with the cone bound pruning, and allocate fewer than 1000 d-vectors in all (a
+// vector per held bound would be d − 60 of them; measured: 530 at d = 10⁵, 423 MB).
+func TestConeVertexMemory(t *testing.T) {
+	d := 100000
+	if testing.Short() {
+		d = 5000
+	}
+	const nt, nf = 40, 20
+	nh := d - nt - nf
+	x := make([]float64, d)
+	for j := range nh {
+		x[j] = float64(1 - 2*(j%2))
+	}
+	for j := nh; j < nh+nt; j++ {
+		x[j] = 1
+	}
+	hv := func(out, v []float64) {
+		copy(out, v) // 1 on the diagonal but at the ties
+		for j := nh; j < nh+nt; j++ {
+			out[j] = 0
+			if j > nh {
+				out[j] += 0.5 * v[j-1]
+			}
+			if j+1 < nh+nt {
+				out[j] += 0.5 * v[j+1]
+			}
+			f := nh + nt + (j-nh)%nf
+			out[j] += 0.1 * v[f]
+			out[f] += 0.1 * v[j]
+		}
+	}
+	g := make([]float64, d) // ∇f(y) = M(y − x) + ∇f(x), ∇f(x) = −σⱼ at the forced, 0 elsewhere
+	for j := range nh {
+		g[j] = -x[j]
+	}
+	grad := func(gr, y []float64) {
+		hv(gr, vecAdd(y, scaled(x, -1)))
+		axpy(gr, 1, g)
+	}
+	lo, hi := make([]float64, d), make([]float64, d)
+	for i := range lo {
+		lo[i], hi[i] = -1, 1
+	}
+	box, err := NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Problem{Grad: grad, HessVec: func(out, _, v []float64) { hv(out, v) }}
+	o, err := New(p, box, Settings{Delta: 0.01, Radius: 0.1, Method: MethodFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCone := 0
+	o.test.conePruned = &byCone
+	o.setMatrixFree(true, 0)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	e, err := o.Escape(context.Background(), x)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := float64(after.TotalAlloc - before.TotalAlloc)
+	t.Logf("d = %d: certified %v, forced %d, examined %d, pruned by the cone %d, %d Hess calls, %.1f MB allocated (a vector per held bound: %.0f MB)",
+		d, e.Certified, e.Forced, e.Examined, byCone, e.HessEvals, alloc/1e6, 8*float64(d)*float64(nh)/1e6)
+	if limit := 8 * float64(d) * 1000; alloc > limit {
+		t.Errorf("the escape allocated %.0f MB, more than %.0f MB", alloc/1e6, limit/1e6)
+	}
+	if !e.Certified || e.Forced != nh || byCone == 0 {
+		t.Errorf("certified %v, forced %d of %d, cone prunes %d: want a certificate by the cone bound", e.Certified, e.Forced, nh, byCone)
+	}
 }
