@@ -105,12 +105,12 @@ func freeConeWalk(t *testing.T, in *bruteforce.Instance) *walk {
 // translated by 10³ with f scaled by 2²⁰ and by −10⁸ with f scaled by 2⁻²⁰, the bound is
 // asked for bars from far below to above the exhaustive minimum: an answer must not
 // exceed that minimum (beyond the brute force's tolerance band); on the box instances it
-// must answer where the dense route (cone.go's QR) answers in most cases. 1000
-// instances (3000 with copies), 200 under -short.
+// must answer where the dense route (cone.go's QR) answers in most cases. 600
+// instances (1800 with copies), 150 under -short.
 func TestConeMatrixFreeBelowMinimum(t *testing.T) {
-	n := 1000
+	n := 600
 	if testing.Short() {
-		n = 200
+		n = 150
 	}
 	var answered, dense, both, total int
 	for i := range n {
@@ -176,11 +176,11 @@ func TestConeMatrixFreeBelowMinimum(t *testing.T) {
 // lies in S ∩ B(x, r) and lowers f by more than δ/3; a certificate needs the exhaustive
 // minimum above −δ/2 (never a false certificate); the verdicts (certified, found) agree
 // with the dense escape's in all but a few borderline cases; and the cone bound prunes on
-// the matrix-free path in a share of them. 600 instances (1800 escapes), 120 under -short.
+// the matrix-free path in a share of them. 400 instances (1200 escapes), 80 under -short.
 func TestConeMatrixFreeEscapes(t *testing.T) {
-	n := 600
+	n := 400
 	if testing.Short() {
-		n = 120
+		n = 80
 	}
 	var tried, byCone, certified, disagree int
 	for i := range n {
