@@ -369,7 +369,7 @@ func (cs *coneSchur) coordSchur(w *walk, fr *coneFrame, MU [][]float64, tau floa
 	if len(free) == 0 {
 		return true // Z = {0}: P = 0
 	}
-	fs, ok := newFreeSchur(w.mod, free, MU, wc, ws, fr.X, tau)
+	fs, ok := newFreeSchur(w.ctx, w.mod, free, MU, wc, ws, fr.X, tau)
 	if !ok {
 		return false
 	}

@@ -1,6 +1,7 @@
 package houdini
 
 import (
+	"context"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -76,10 +77,10 @@ type freeSchur struct {
 
 // newFreeSchur returns the Schur block for the free coordinates free, the products
 // MU[l] = M·uₗ with uₗ = ws[l]·e_{wc[l]} (W's rows), X = R⁻¹ (lower triangular) and τ; ok
-// is false when H_uu + τI is not positive definite or a product fails.
-func newFreeSchur(mod *quadModel, free []int, MU [][]float64, wc []int, ws []float64, X [][]float64, tau float64) (fs *freeSchur, ok bool) {
+// is false when H_uu + τI is not positive definite, a product fails or ctx is done.
+func newFreeSchur(ctx context.Context, mod *quadModel, free []int, MU [][]float64, wc []int, ws []float64, X [][]float64, tau float64) (fs *freeSchur, ok bool) {
 	k, m := len(free), len(wc)
-	Huu, Hua, ok := freeBlocks(mod, free, MU, wc, ws)
+	Huu, Hua, ok := freeBlocks(ctx, mod, free, MU, wc, ws)
 	if !ok {
 		return nil, false
 	}
@@ -118,8 +119,9 @@ func newFreeSchur(mod *quadModel, free []int, MU [][]float64, wc []int, ws []flo
 }
 
 // freeBlocks returns H_uu = M_FF (k×k) and H_ua = M_FU (k×m): from a dense M by indexing,
-// from an operator by one product per free coordinate, symmetrized.
-func freeBlocks(mod *quadModel, free []int, MU [][]float64, wc []int, ws []float64) (Huu *mat.SymDense, Hua *mat.Dense, ok bool) {
+// from an operator by one product per free coordinate, symmetrized; ok is false when a
+// product fails or ctx is done (polled at every product: up to coneFreeMax of them).
+func freeBlocks(ctx context.Context, mod *quadModel, free []int, MU [][]float64, wc []int, ws []float64) (Huu *mat.SymDense, Hua *mat.Dense, ok bool) {
 	k, m := len(free), len(wc)
 	Huu, Hua = mat.NewSymDense(k, nil), mat.NewDense(k, m, nil)
 	if M := mod.M; M != nil {
@@ -137,6 +139,9 @@ func freeBlocks(mod *quadModel, free []int, MU [][]float64, wc []int, ws []float
 	cols := mat.NewDense(k, k, nil) // column a: (M e_{F[a]})_F
 	e, col := make([]float64, d), make([]float64, d)
 	for a, i := range free {
+		if ctx.Err() != nil {
+			return nil, nil, false
+		}
 		e[i] = 1
 		mod.mul(col, e)
 		e[i] = 0
