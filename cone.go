@@ -110,13 +110,7 @@ type coneFrame struct {
 // forced rows) when the walk has at least minRows rows to choose from: a function that
 // returns −Inf at every other depth.
 func (w *walk) newConeBound(minRows int) func(*walk) float64 {
-	depth := len(w.rows)
-	return func(w *walk) float64 {
-		if len(w.rows) != depth || len(w.near) < minRows {
-			return math.Inf(-1)
-		}
-		return w.coneBound()
-	}
+	return w.atRoot(minRows, (*walk).coneBound)
 }
 
 // coneBound returns L ≥ min(keep, qmin) of the package comment when it proves (∗) at the
@@ -186,12 +180,10 @@ func (w *walk) newConeFrame() *coneFrame {
 		}
 		a := orthogonalize(w.c.row(l), held)
 		na := norm(a)
-		u := orthogonalize(a, basis[len(held):])
-		nu := norm(u)
-		if !(na > rankTol && nu >= coneIndep*na) {
+		u, ok := coneUnit(a, na, basis[len(held):])
+		if !ok {
 			continue
 		}
-		scale(u, 1/nu)
 		basis = append(basis, u)
 		fr.rows, fr.U = append(fr.rows, l), append(fr.U, u)
 		sigma, pn = append(sigma, math.Max(0, s)), append(pn, na)
@@ -218,6 +210,18 @@ func (w *walk) newConeFrame() *coneFrame {
 	axpy(fr.g, 1, w.mod.v)
 	fr.multipliers(pn, basis)
 	return fr
+}
+
+// coneUnit returns the unit component of a (its norm na) orthogonal to the rows already
+// chosen (extra), or false when it is not independent enough (coneIndep, rankTol).
+func coneUnit(a []float64, na float64, extra [][]float64) ([]float64, bool) {
+	u := orthogonalize(a, extra)
+	nu := norm(u)
+	if !(na > rankTol && nu >= coneIndep*na) {
+		return nil, false
+	}
+	scale(u, 1/nu)
+	return u, true
 }
 
 // multipliers sets ℓ = −Xᵀ(Uᵀg), T and the linear costs Σ ℓᵢ⁻Tᵢ + ‖g_Z‖R, g_Z the part
