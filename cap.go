@@ -50,17 +50,33 @@ import (
 // σ enter through λ instead of a shifted apex, whose gradient M·q (of size ‖M‖σ) the cone
 // would have to pay linearly over the whole ball.
 //
-// κ: κᵢ = f·(G_tλ before κ)ᵢ⁺/Tᵢ turns the share f of a positive multiplier into the
-// diagonal (ℓt ≥ (ℓ/T)t² as in cone.go); τ: the fractions capTaus of the largest τ the
-// constant allows, 2(c₀ − L)/r′².
+// The products. Any nonnegative multiple of a product of two factors that are
+// nonnegative on the set may be subtracted from 2F; capMatrix and capProducts spend the
+// rows' positive λ entries (their multipliers) on three kinds, in the ways capSpends
+// lists: tᵢ(r′λ − ĥᵢᵀu) with ĥᵢ along row i's coupling to the free directions (the
+// coupling of cone.go's shares), tᵢ(r′λ − ĥᵀz) with ĥ in span U chosen to lift row i's
+// negative couplings, and tᵢ(Tᵢλ − tᵢ), which turns what is left into the diagonal
+// (ℓt ≥ (ℓ/T)t² as in cone.go). The terms above are the last kind; capMatrix and
+// capProducts derive the others. τ: the fractions capTaus of the largest τ the constant
+// allows, 2(c₀ − L)/r′².
+//
+// The test. G is tested on the |E| + 1 simplicial cones of the orthant split at the ray
+// of z = 0 (capCopositive), E the rows with slack above coneSlack·r′: there 2F is
+// 2(c₀ − L) − τr′², small, and a bisection would only approach it.
 //
 // Rounding. The computed G differs from the exact one by coneRounding's perturbation of
 // C₀ (on t̃, ‖t̃‖ = ‖R·a‖ ≤ ‖R‖_F r′, and on z with ‖z‖ ≤ r′), by the linear terms' (c₀'s,
-// ℓ's and g_u's, cone.go's vm) and by the products forming G_tλ and G_λλ; with
-// ‖t‖ ≤ ‖σ‖ + ‖R‖_F r′ on the set, capRounding bounds what they move sᵀGs by at λ = 1, and
-// G_λλ is tested less that amount.
+// ℓ's and g_u's, cone.go's vm), by the products forming G_tλ and G_λλ (capRounding), by
+// the updates of the products and the split's Gram matrices (capEntryRounding) and by
+// clearTiny; with ‖t‖ ≤ ‖σ‖ + ‖R‖_F r′ on the set they move sᵀGs by at most their sum at
+// λ = 1, and G_λλ is tested less that amount.
 //
-// Cost: as the cone bound's, once per τ tried, with m + 1 rows in the copositivity test.
+// Cost: one coneCurvature per τ tried, and per spending at most |E| + 1 copositivity
+// tests of m + 1 rows (each within coneWork). Measured on examples/families (seed 1): the
+// root's bound decides stqp-n050-5 (17 rows, 2 with slack; 6 ms) and balcut-n200 from the
+// random start (198 rows), which the cone bound did not; it fails on stqp-n075-6 and
+// n100-7, whose many zero-slack rows' negative couplings exceed what their multipliers
+// can pay in these products.
 
 // capReserve is the share of 2(c₀ − L) kept in G_λλ for clearTiny.
 const capReserve = 1e-3
