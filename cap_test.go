@@ -134,3 +134,120 @@ func TestCapPruningAgainstBruteForce(t *testing.T) {
 		t.Errorf("the cap bound pruned too rarely: %d subtrees in %d escapes", byCap, tried)
 	}
 }
+
+// TestCapCopositive: capCopositive's split of the orthant at ρ = (σ_E, 1) never proves a
+// matrix that sampling refutes, and its negative directions are negative. Random
+// matrices with a λ row, half of them of the form the cap bound meets, EᵀCE + γe_λe_λᵀ
+// with E = [I | −σ] and C positive definite (so 0 < sᵀGs ≈ γ near ρ, where the partition
+// of copositive alone would only approach ρ), which it must prove in most cases.
+func TestCapCopositive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	var proven, refuted, formProven, forms int
+	for trial := range 2000 {
+		m := 1 + trial%6
+		sigma := make([]float64, m)
+		for i := range sigma {
+			if rng.IntN(2) == 0 {
+				sigma[i] = rng.Float64()
+			}
+		}
+		G := make([][]float64, m+1)
+		for i := range G {
+			G[i] = make([]float64, m+1)
+		}
+		form := trial%2 == 0
+		if form {
+			forms++
+			capTestForm(rng, G, sigma)
+		} else {
+			for i := range m + 1 {
+				for j := i; j <= m; j++ {
+					v := rng.NormFloat64() + 0.2
+					if i == j {
+						v = math.Abs(v) + 0.05
+					}
+					G[i][j], G[j][i] = v, v
+				}
+			}
+		}
+		ok, neg := capCopositive(G, sigma, 1e-3, 0)
+		if ok {
+			proven++
+			if form {
+				formProven++
+			}
+			for k := range 400 {
+				x := make([]float64, m+1)
+				for i := range x {
+					x[i] = rng.ExpFloat64() * float64(rng.IntN(2))
+				}
+				if k%2 == 0 { // near ρ
+					x[m] = 1
+					for i, s := range sigma {
+						x[i] = s * (1 + 0.1*rng.NormFloat64())
+						x[i] = math.Max(0, x[i])
+					}
+				}
+				if q := quadForm(G, x); q < -1e-12*dot(x, x) {
+					t.Fatalf("trial %d: proven, but sᵀGs = %g at s = %v", trial, q, x)
+				}
+			}
+		}
+		if neg != nil {
+			refuted++
+			for _, v := range neg {
+				if v < 0 {
+					t.Fatalf("trial %d: direction %v not ≥ 0", trial, neg)
+				}
+			}
+			if q := quadForm(G, neg); q >= 0 {
+				t.Fatalf("trial %d: direction with sᵀGs = %g ≥ 0", trial, q)
+			}
+		}
+	}
+	t.Logf("2000 matrices: %d proven (%d of %d of the cap form), %d refuted", proven, formProven, forms, refuted)
+	if formProven < forms*9/10 || proven-formProven < 100 || refuted < 30 {
+		t.Errorf("too few decided: %d of %d cap forms and %d others proven, %d refuted", formProven, forms, proven-formProven, refuted)
+	}
+}
+
+// capTestForm fills G with EᵀCE + γe_λe_λᵀ, E = [I | −σ], C = BᵀB + 0.01I (B random with
+// negative entries), γ ∈ (0, 10⁻³).
+func capTestForm(rng *rand.Rand, G [][]float64, sigma []float64) {
+	m := len(sigma)
+	B := make([][]float64, m)
+	for i := range B {
+		B[i] = make([]float64, m)
+		for j := range B[i] {
+			B[i][j] = rng.NormFloat64()
+		}
+	}
+	E := func(i, k int) float64 { // column k of E, row i
+		switch {
+		case k == m:
+			return -sigma[i]
+		case i == k:
+			return 1
+		}
+		return 0
+	}
+	for a := range m + 1 {
+		for b := range m + 1 {
+			v := 0.0
+			for i := range m {
+				for j := range m {
+					c := 0.0
+					for k := range m {
+						c += B[k][i] * B[k][j]
+					}
+					if i == j {
+						c += 0.01
+					}
+					v += E(i, a) * c * E(j, b)
+				}
+			}
+			G[a][b] = v
+		}
+	}
+	G[m][m] += 1e-3 * rng.Float64()
+}
