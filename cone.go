@@ -111,13 +111,7 @@ type coneFrame struct {
 // forced rows) when the walk has at least minRows rows to choose from: a function that
 // returns −Inf at every other depth.
 func (w *walk) newConeBound(minRows int) func(*walk) float64 {
-	depth := len(w.rows)
-	return func(w *walk) float64 {
-		if len(w.rows) != depth || len(w.near) < minRows {
-			return math.Inf(-1)
-		}
-		return w.coneBound()
-	}
+	return w.atRoot(minRows, (*walk).coneBound)
 }
 
 // coneBound returns L ≥ min(keep, qmin) of the package comment when it proves (∗) at the
@@ -256,6 +250,18 @@ func (w *walk) coneOffHeld(v []float64, held, U [][]float64) []float64 {
 	return orthogonalize(u, U)
 }
 
+// coneUnit returns the unit component of a (its norm na) orthogonal to the rows already
+// chosen (extra), or false when it is not independent enough (coneIndep, rankTol).
+func coneUnit(a []float64, na float64, extra [][]float64) ([]float64, bool) {
+	u := orthogonalize(a, extra)
+	nu := norm(u)
+	if !(na > rankTol && nu >= coneIndep*na) {
+		return nil, false
+	}
+	scale(u, 1/nu)
+	return u, true
+}
+
 // multipliers sets ℓ = −Xᵀ(Uᵀg), T and the linear costs Σ ℓᵢ⁻Tᵢ + ‖g_Z‖R, from gz, the
 // part of g off the nb vectors of the basis (held rows and W), with the rounding of
 // that projection.
@@ -281,14 +287,15 @@ func (fr *coneFrame) multipliers(pn, gz []float64, nb int) {
 // V = H_ua·X (columns hᵢ), B = Xᵀ(H_aa + τI)X and P = Vᵀ(H_uu + τI)⁻¹V, minimizing over
 // u gives yᵀ(M + τI)y ≥ tᵀ(B − P)t.
 type coneSchur struct {
-	B, P  [][]float64
-	point func([]float64) []float64 // u ↦ Ou, when Z ≠ {0}
-	ch    mat.Cholesky              // of H_uu + τI
-	V     *mat.Dense
-	h     []float64 // ‖hᵢ‖
-	hn    float64   // ‖M‖_F + |τ| + ‖P‖_F: the scale of the factorization's rounding
-	kappa float64   // ‖R‖_F²‖X‖_F²
-	nr    float64   // ‖R‖_F²
+	B, P   [][]float64
+	point  func([]float64) []float64 // u ↦ Ou, when Z ≠ {0}
+	coords func([]float64) []float64 // v ↦ Oᵀv, when Z ≠ {0} (the cap bound's ĝ, cap.go)
+	ch     mat.Cholesky              // of H_uu + τI
+	V      *mat.Dense
+	h      []float64 // ‖hᵢ‖
+	hn     float64   // ‖M‖_F + |τ| + ‖P‖_F: the scale of the factorization's rounding
+	kappa  float64   // ‖R‖_F²‖X‖_F²
+	nr     float64   // ‖R‖_F²
 }
 
 // coneCurvature returns the reduction of (∗) for M + τI (coneSchur); ok is false when
@@ -376,6 +383,7 @@ func (cs *coneSchur) coordSchur(w *walk, fr *coneFrame, MU [][]float64, tau floa
 	cs.P, cs.h, cs.hn, cs.V = fs.P, fs.h, fs.pn, fs.V
 	cs.ch = fs.ch
 	cs.point = func(u []float64) []float64 { return fs.point(u, d) }
+	cs.coords = fs.coords
 	return true
 }
 
@@ -404,7 +412,7 @@ func (cs *coneSchur) denseSchur(w *walk, fr *coneFrame, MU [][]float64, tau floa
 			V.SetCol(j, col)
 			cs.h[j] = norm(col)
 		}
-		cs.V, cs.point = V, sp.point
+		cs.V, cs.point, cs.coords = V, sp.point, sp.coords
 		var Z, P mat.Dense
 		if err := cs.ch.SolveTo(&Z, V); err != nil {
 			return false

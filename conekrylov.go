@@ -172,6 +172,15 @@ func (fs *freeSchur) point(u []float64, d int) []float64 {
 	return y
 }
 
+// coords returns Oᵀv, v at the free coordinates.
+func (fs *freeSchur) coords(v []float64) []float64 {
+	y := make([]float64, len(fs.free))
+	for a, i := range fs.free {
+		y[a] = v[i]
+	}
+	return y
+}
+
 // coordFrame returns, for the cone bound of a walk whose held rows are all coordinates
 // (heldAt(j) ≥ 0 for the held coordinates j), the coordinates wc and signs ws of W's
 // vectors U when each is a signed unit vector ±e_j, and the free coordinates F (neither

@@ -110,3 +110,10 @@ func phaseOne(A [][]float64, b []float64) lpVerdict {
 // SetMatrixFree is setMatrixFree for the external tests (package houdini_test), which
 // cross-check the Krylov examiner against the brute-force references there.
 func SetMatrixFree(o *Optimizer, on bool, exact int) { o.setMatrixFree(on, exact) }
+
+// setNoCap turns the cap bound (cap.go) off, and countCapPrunes tries it (with the cone
+// bound) on walks of any size and adds to *n the subtrees only it prunes.
+func (o *Optimizer) setNoCap(on bool) { o.test.noCap = on }
+func (o *Optimizer) countCapPrunes(n *int) {
+	o.test.capPruned, o.test.coneMinRows = n, 1
+}

@@ -37,12 +37,17 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 			}
 		}
 	}
-	if !rn.test.noPrune && !rn.test.noCone {
+	if !rn.test.noPrune {
 		minRows := coneMinRows
 		if rn.test.coneMinRows > 0 {
 			minRows = rn.test.coneMinRows
 		}
-		w.cone = w.newConeBound(minRows) // cone.go: at the root, after the forced rows
+		if !rn.test.noCone {
+			w.cone = w.newConeBound(minRows) // cone.go: at the root, after the forced rows
+		}
+		if !rn.test.noCap && mod.M != nil && !rn.krylovModel(mod, len(x)) { // dense models alone
+			w.capb = w.atRoot(minRows, (*walk).capBound) // cap.go: the same, with the rows with slack
+		}
 	}
 	eta := modelRounding(len(x), norm(mod.v), mod.normF(), r) + w.eqErr + w.forcedErr
 	ref := newReferenceExaminer(mod)
@@ -68,6 +73,9 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	}
 	if rn.test.conePruned != nil {
 		*rn.test.conePruned += w.byCone
+	}
+	if rn.test.capPruned != nil {
+		*rn.test.capPruned += w.byCap
 	}
 	res := &EscapeResult{
 		X:                x,

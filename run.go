@@ -71,6 +71,10 @@ type testOptions struct {
 	noCone      bool
 	coneMinRows int
 	conePruned  *int
+	// noCap turns the cap bound (cap.go) off, and capPruned, when set, counts the
+	// subtrees only it pruned.
+	noCap     bool
+	capPruned *int
 }
 
 // report sends a Progress report to Settings.Progress, if set.

@@ -112,10 +112,12 @@ type walk struct {
 	allGeneral bool                // test switch: forcedKeep's general rule where every held row is a coordinate too
 	lagr       func(*walk) float64 // the Lagrangian bound with the rows a subset leaves free (lagrange.go), or nil
 	cone       func(*walk) float64 // the bound over the cone of the undecided rows (cone.go), or nil
+	capb       func(*walk) float64 // the bound over the ball cut by the rows with slack (cap.go), or nil
 
 	examined, pruned int
 	byLagrange       int     // of the pruned subsets, those only the Lagrangian bound pruned
 	byCone           int     // of the pruned subsets, those only the cone bound pruned
+	byCap            int     // of the pruned subsets, those only the cap bound pruned
 	base             int     // equalities held before any choice (Constraints.equalities)
 	eqErr            float64 // what holding them at their computed offsets can cost (holdEqualities)
 	eqLift           float64 // how far newWalk raised the inequalities' offsets for them: D + ‖p_c‖
@@ -370,13 +372,13 @@ func (w *walk) walkOrder(free []int) []int {
 }
 
 // extraBounds returns the examiner's lower raised by the bounds that see the rows a subset
-// leaves free, the Lagrangian (lagrange.go) and the cone bound (cone.go), each tried while
-// lower < bar, and counts the subtrees each alone prunes.
+// leaves free, the Lagrangian (lagrange.go), the cone bound (cone.go) and the cap bound
+// (cap.go), each tried while lower < bar, and counts the subtrees each alone prunes.
 func (w *walk) extraBounds(lower, bar float64) float64 {
-	for _, b := range [2]struct {
+	for _, b := range [3]struct {
 		f func(*walk) float64
 		n *int
-	}{{w.lagr, &w.byLagrange}, {w.cone, &w.byCone}} {
+	}{{w.lagr, &w.byLagrange}, {w.cone, &w.byCone}, {w.capb, &w.byCap}} {
 		if b.f == nil || lower >= bar {
 			continue
 		}
@@ -388,6 +390,19 @@ func (w *walk) extraBounds(lower, bar float64) float64 {
 		}
 	}
 	return lower
+}
+
+// atRoot returns bound at the walk's current depth (the root, after the forced rows) when
+// the walk has at least minRows rows to choose from: a function that returns −Inf at
+// every other depth (cone.go, cap.go).
+func (w *walk) atRoot(minRows int, bound func(*walk) float64) func(*walk) float64 {
+	depth := len(w.rows)
+	return func(w *walk) float64 {
+		if len(w.rows) != depth || len(w.near) < minRows {
+			return math.Inf(-1)
+		}
+		return bound(w)
+	}
 }
 
 // push holds row i as an equality, moving the projection p of x onto the smaller affine
