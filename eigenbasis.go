@@ -38,7 +38,8 @@ type eigenbasis struct {
 	c0    float64    // the model's value at p_F
 	scale float64    // s = max|λᵢ|
 	ut    [][]float64
-	ht    [][]float64 // ht[t] = Qᵀ(p − p_F) at depth t below the base
+	ht    [][]float64     // ht[t] = Qᵀ(p − p_F) at depth t below the base
+	chain *reflectorChain // the QR of ut and the projections of Λ, for dense
 
 	// Scratch of one subset.
 	gt, pg, h, z, q1, q2 []float64
@@ -89,6 +90,7 @@ func newEigenbasis(ctx context.Context, M *mat.SymDense, v, h0 []float64, basis 
 	mat.NewVecDense(d, eb.vt).MulVec(Q.T(), mat.NewVecDense(full, g))
 	eb.scale = math.Max(math.Abs(lam[0]), math.Abs(lam[d-1]))
 	eb.ht = [][]float64{make([]float64, d)}
+	eb.chain = newReflectorChain(lam)
 	for _, p := range []*[]float64{&eb.gt, &eb.pg, &eb.h, &eb.z, &eb.q1, &eb.q2} {
 		*p = make([]float64, d)
 	}
@@ -133,18 +135,18 @@ func eigenbasisCheaper(d, t int) bool {
 
 // dense returns FindInside by the dense backend for the subset t rows below the base, in
 // the eigenbasis: the model there is c0 + g̃ᵀz + ½zᵀΛz over z ⟂ C = [c₁ … c_t] (prepare),
-// so with Z an orthonormal basis of C's complement (C's Householder QR, subspace) it is the
-// dense problem M′ = ZᵀΛZ, v′ = Zᵀg̃ of order d − t, whose candidates y are returned as
-// z = Zy (eigenbasis coordinates, toOffset maps them to offsets). It is the reference
-// examiner's problem in another orthonormal basis of the same affine set, at O(d²t) for the
-// projection instead of O(full²·(t₀ + t)); ok is false when the eigensolver fails or ctx
-// is done.
+// so with Z an orthonormal basis of C's complement (C's Householder QR, kept level by
+// level in reflectorChain) it is the dense problem M′ = ZᵀΛZ, v′ = Zᵀg̃ of order d − t,
+// whose candidates y are returned as z = Zy (eigenbasis coordinates, toOffset maps them
+// to offsets). It is the reference examiner's problem in another orthonormal basis of the
+// same affine set, at O((d − t)²) for the projection when the parent subset's is kept
+// (O(d²t) at worst) instead of O(full²·(t₀ + t)); ok is false when the eigensolver fails
+// or ctx is done.
 func (eb *eigenbasis) dense(ctx context.Context, t int, rs, keep float64) ([]subCandidate, float64, bool) {
 	c0 := eb.prepare(t)
-	sp := newSubspace(eb.ut[:t], eb.d)
-	cands, lower, ok := findInsideDense(ctx, sp.projectDiag(eb.lam), sp.coords(eb.gt), rs, c0, keep)
+	cands, lower, ok := findInsideDense(ctx, eb.chain.project(t), eb.chain.coords(t, eb.gt), rs, c0, keep)
 	for k := range cands {
-		cands[k].y = sp.point(cands[k].y)
+		cands[k].y = eb.chain.point(t, cands[k].y)
 	}
 	return cands, lower, ok
 }
@@ -170,12 +172,14 @@ func (eb *eigenbasis) push(u []float64, tau float64) {
 	}
 	eb.ut = append(eb.ut, ut)
 	eb.ht = append(eb.ht, h)
+	eb.chain.push(ut)
 }
 
 func (eb *eigenbasis) pop() {
 	t := len(eb.ut) - 1
 	eb.ut = eb.ut[:t]
 	eb.ht = eb.ht[:t+1]
+	eb.chain.pop()
 }
 
 // bordered is the constrained resolvent of M in its eigenbasis at a shift μ: for columns

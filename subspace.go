@@ -92,58 +92,163 @@ func (s *subspace) point(y []float64) []float64 {
 	return c.Data
 }
 
-// projectDiag returns project(diag(lam)), M′ = OᵀΛO, by applying the t reflectors
-// Hⱼ = I − τⱼvⱼvⱼᵀ two-sidedly, one at a time, as LAPACK's dsytd2 does: with p = τAv,
-// w = p − ½τ(vᵀp)v, HAH = A − vwᵀ − wvᵀ. vⱼ vanishes above entry j, so Hⱼ changes only
-// rows and columns j… of A, and the later reflectors read only those: the step works on
-// the trailing block, ≈ 4(d − j)² flops, 4d²t in all like project, but without the
-// blocked dormqr's workspace queries and d × d copies, which dominate at the walk's sizes
-// (d ≲ 200, t ≲ 50). The arithmetic is a sequence of orthogonal similarity
-// transformations, backward stable as project's.
-func (s *subspace) projectDiag(lam []float64) *mat.SymDense {
-	d, t := s.d, s.t
-	A := make([]float64, d*d)
-	for i, l := range lam {
-		A[i*d+i] = l
+// reflectorChain is the Householder QR of a stack of columns u₁, u₂, … (the rows the walk
+// pushes, in the eigenbasis) built one column at a time, as LAPACK's dgeqr2 does: reflector
+// Hⱼ = I − τⱼvⱼvⱼᵀ (vⱼ zero above entry j, 1 at j) is made from uⱼ after H₁ … Hⱼ₋₁, so
+// it depends on u₁ … uⱼ only, and the walk's push and pop add or drop one reflector. The
+// first t columns then have the subspace O_t = (H₁⋯H_t)[:, t:] (subspace's O, from the
+// same reflectors).
+//
+// For the diagonal Λ it is made with, it keeps the projected matrices
+//
+//	T_t = O_tᵀΛO_t = B_t[t:, t:],   B_t = H_t⋯H₁ Λ H₁⋯H_t,
+//
+// each from its parent by one two-sided reflector: H_t = diag(I, H̃_t) with H̃_t acting on
+// coordinates t−1…, so B_t[t−1:, t−1:] = H̃_t B_{t−1}[t−1:, t−1:] H̃_t = H̃_t T_{t−1} H̃_t
+// and T_t is that block without its first row and column. With p = τTv and
+// w = p − ½τ(vᵀp)v, H̃TH̃ = T − vwᵀ − wvᵀ (dsytd2's update), ≈ 3(d − t)² flops a level
+// instead of the ≈ 6d²t of applying all t reflectors to Λ again at every subset: the walk
+// descends one row a level, so each subset's M′ costs one level. The arithmetic is the
+// same sequence of orthogonal similarity transformations as subspace.project's,
+// backward stable.
+type reflectorChain struct {
+	d    int
+	lam  []float64
+	v    [][]float64 // v[j]: entries j… of vⱼ (v[j][0] = 1)
+	tau  []float64
+	t    [][]float64 // t[j]: T_{j+1}, (d−j−1)² row-major, or nil when not computed
+	held int         // floats held by t, at most chainMaxHeld
+}
+
+// chainMaxHeld bounds the floats the chain keeps for the projected matrices (32 MB): about
+// 45 levels at d = 300; below that a level is recomputed from its nearest kept ancestor.
+const chainMaxHeld = 1 << 22
+
+func newReflectorChain(lam []float64) *reflectorChain {
+	return &reflectorChain{d: len(lam), lam: lam}
+}
+
+// push adds the reflector of column u (length d): O(d·t) to apply the t reflectors
+// before it.
+func (c *reflectorChain) push(u []float64) {
+	j := len(c.v)
+	col := append([]float64(nil), u...)
+	for i := range j {
+		c.reflect(i, col)
 	}
-	v, p := make([]float64, d), make([]float64, d)
-	for j := 0; j < t; j++ {
-		tau := s.tau[j]
-		if tau == 0 {
-			continue // Hⱼ = I
+	var v []float64
+	tau := 0.0
+	if j < c.d {
+		v = col[j:]
+		_, tau = gonum.Implementation{}.Dlarfg(c.d-j, col[j], v[1:], 1)
+		v[0] = 1
+	}
+	c.v = append(c.v, v)
+	c.tau = append(c.tau, tau)
+	c.t = append(c.t, nil)
+}
+
+// pop drops the last reflector and its projected matrix.
+func (c *reflectorChain) pop() {
+	j := len(c.v) - 1
+	c.held -= len(c.t[j])
+	c.v, c.tau, c.t = c.v[:j], c.tau[:j], c.t[:j]
+}
+
+// reflect overwrites x (length d) with Hᵢx.
+func (c *reflectorChain) reflect(i int, x []float64) {
+	if c.tau[i] == 0 {
+		return
+	}
+	v, xs := c.v[i], x[i:]
+	s := c.tau[i] * dot(v, xs)
+	for k, vk := range v {
+		xs[k] -= s * vk
+	}
+}
+
+// project returns T_t = O_tᵀΛO_t for the first t columns (t ≤ the columns pushed, t < d),
+// computing the levels from the nearest kept one.
+func (c *reflectorChain) project(t int) *mat.SymDense {
+	s := t
+	for s > 0 && c.t[s-1] == nil {
+		s--
+	}
+	var T []float64 // T_s, order d − s
+	if s == 0 {
+		n := c.d
+		T = make([]float64, n*n)
+		for i, l := range c.lam {
+			T[i*n+i] = l
 		}
-		v[j] = 1
-		for i := j + 1; i < d; i++ {
-			v[i] = s.qr.Data[i*t+j]
-		}
-		vp := 0.0
-		for i := j; i < d; i++ {
-			row := A[i*d+j : i*d+d]
-			sum := 0.0
-			for k, a := range row {
-				sum += a * v[j+k]
-			}
-			p[i] = tau * sum
-			vp += v[i] * p[i]
-		}
-		K := 0.5 * tau * vp
-		for i := j; i < d; i++ {
-			p[i] -= K * v[i]
-		}
-		for i := j; i < d; i++ {
-			vi, pi := v[i], p[i]
-			row := A[i*d+j : i*d+d]
-			for k := range row {
-				row[k] -= vi*p[j+k] + pi*v[j+k]
-			}
+	} else {
+		T = c.t[s-1]
+	}
+	for j := s; j < t; j++ { // T_{j+1} from T_j
+		T = c.level(j, T)
+		if c.held+len(T) <= chainMaxHeld {
+			c.t[j] = T
+			c.held += len(T)
 		}
 	}
-	m := d - t
+	m := c.d - t
 	Ms := mat.NewSymDense(m, nil)
 	for i := 0; i < m; i++ {
 		for k := i; k < m; k++ {
-			Ms.SetSym(i, k, 0.5*(A[(t+i)*d+t+k]+A[(t+k)*d+t+i]))
+			Ms.SetSym(i, k, T[i*m+k])
 		}
 	}
 	return Ms
+}
+
+// level returns T_{j+1}, the trailing block of H̃ T H̃ for T = T_j (order n = d − j) and
+// H̃ = I − τvvᵀ the (j+1)th reflector on coordinates j….
+func (c *reflectorChain) level(j int, T []float64) []float64 {
+	n := c.d - j
+	m := n - 1
+	out := make([]float64, m*m)
+	tau, v := c.tau[j], c.v[j]
+	if tau == 0 { // H̃ = I
+		for i := 0; i < m; i++ {
+			copy(out[i*m:(i+1)*m], T[(i+1)*n+1:(i+2)*n])
+		}
+		return out
+	}
+	p := make([]float64, n)
+	vp := 0.0
+	for i := 0; i < n; i++ {
+		p[i] = tau * dot(T[i*n:(i+1)*n], v)
+		vp += v[i] * p[i]
+	}
+	K := 0.5 * tau * vp
+	for i := range p {
+		p[i] -= K * v[i]
+	}
+	for i := 0; i < m; i++ {
+		vi, pi := v[i+1], p[i+1]
+		row, src := out[i*m:(i+1)*m], T[(i+1)*n+1:(i+2)*n]
+		for k := range row {
+			row[k] = src[k] - (vi*p[k+1] + pi*v[k+1])
+		}
+	}
+	return out
+}
+
+// coords returns O_tᵀg, the trailing d − t entries of H_t⋯H₁g.
+func (c *reflectorChain) coords(t int, g []float64) []float64 {
+	x := append([]float64(nil), g...)
+	for i := range t {
+		c.reflect(i, x)
+	}
+	return x[t:]
+}
+
+// point returns O_t·y = H₁⋯H_t[0; y] for y of length d − t.
+func (c *reflectorChain) point(t int, y []float64) []float64 {
+	x := make([]float64, c.d)
+	copy(x[t:], y)
+	for i := t - 1; i >= 0; i-- {
+		c.reflect(i, x)
+	}
+	return x
 }
