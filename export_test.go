@@ -114,6 +114,14 @@ func SetMatrixFree(o *Optimizer, on bool, exact int) { o.setMatrixFree(on, exact
 // setNoCap turns the cap bound (cap.go) off, and countCapPrunes tries it (with the cone
 // bound) on walks of any size and adds to *n the subtrees only it prunes.
 func (o *Optimizer) setNoCap(on bool) { o.test.noCap = on }
+
+// setNoEqRelax turns the relaxed-equality cone bound (eqrelax.go) off, and
+// countEqRelaxPrunes tries it (with the cone and cap bounds) on walks of any size and
+// adds to *n the subtrees only it prunes.
+func (o *Optimizer) setNoEqRelax(on bool) { o.test.noEqRelax = on }
+func (o *Optimizer) countEqRelaxPrunes(n *int) {
+	o.test.eqRelaxPruned, o.test.coneMinRows = n, 1
+}
 func (o *Optimizer) countCapPrunes(n *int) {
 	o.test.capPruned, o.test.coneMinRows = n, 1
 }

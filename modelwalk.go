@@ -48,6 +48,9 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 		if !rn.test.noCap && mod.M != nil && !rn.krylovModel(mod, len(x)) { // dense models alone
 			w.capb = w.atRoot(minRows, (*walk).capBound) // cap.go: the same, with the rows with slack
 		}
+		if !rn.test.noEqRelax && !rn.test.noCone && mod.M != nil && !rn.krylovModel(mod, len(x)) && len(rn.c.equalities()) == 1 {
+			w.eqr = w.atRoot(minRows, (*walk).eqRelaxBound) // eqrelax.go: the same, the equality relaxed
+		}
 	}
 	eta := modelRounding(len(x), norm(mod.v), mod.normF(), r) + w.eqErr + w.forcedErr
 	ref := newReferenceExaminer(mod)
@@ -76,6 +79,9 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	}
 	if rn.test.capPruned != nil {
 		*rn.test.capPruned += w.byCap
+	}
+	if rn.test.eqRelaxPruned != nil {
+		*rn.test.eqRelaxPruned += w.byEqRelax
 	}
 	res := &EscapeResult{
 		X:                x,

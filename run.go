@@ -75,6 +75,10 @@ type testOptions struct {
 	// subtrees only it pruned.
 	noCap     bool
 	capPruned *int
+	// noEqRelax turns the relaxed-equality cone bound (eqrelax.go) off, and
+	// eqRelaxPruned, when set, counts the subtrees only it pruned.
+	noEqRelax     bool
+	eqRelaxPruned *int
 }
 
 // report sends a Progress report to Settings.Progress, if set.

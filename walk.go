@@ -113,11 +113,13 @@ type walk struct {
 	lagr       func(*walk) float64 // the Lagrangian bound with the rows a subset leaves free (lagrange.go), or nil
 	cone       func(*walk) float64 // the bound over the cone of the undecided rows (cone.go), or nil
 	capb       func(*walk) float64 // the bound over the ball cut by the rows with slack (cap.go), or nil
+	eqr        func(*walk) float64 // the cone bound with the equality relaxed (eqrelax.go), or nil
 
 	examined, pruned int
 	byLagrange       int     // of the pruned subsets, those only the Lagrangian bound pruned
 	byCone           int     // of the pruned subsets, those only the cone bound pruned
 	byCap            int     // of the pruned subsets, those only the cap bound pruned
+	byEqRelax        int     // of the pruned subsets, those only the relaxed-equality bound pruned
 	base             int     // equalities held before any choice (Constraints.equalities)
 	eqErr            float64 // what holding them at their computed offsets can cost (holdEqualities)
 	eqLift           float64 // how far newWalk raised the inequalities' offsets for them: D + ‖p_c‖
@@ -375,10 +377,10 @@ func (w *walk) walkOrder(free []int) []int {
 // leaves free, the Lagrangian (lagrange.go), the cone bound (cone.go) and the cap bound
 // (cap.go), each tried while lower < bar, and counts the subtrees each alone prunes.
 func (w *walk) extraBounds(lower, bar float64) float64 {
-	for _, b := range [3]struct {
+	for _, b := range [4]struct {
 		f func(*walk) float64
 		n *int
-	}{{w.lagr, &w.byLagrange}, {w.cone, &w.byCone}, {w.capb, &w.byCap}} {
+	}{{w.lagr, &w.byLagrange}, {w.cone, &w.byCone}, {w.capb, &w.byCap}, {w.eqr, &w.byEqRelax}} {
 		if b.f == nil || lower >= bar {
 			continue
 		}
