@@ -32,13 +32,28 @@ import "math"
 // entrywise, which moves m̂ by at most ε‖v̂‖r on the ball; that, and the rounding of μsₑ,
 // are charged (eqRelaxErr) before the cone bound is asked for its bar.
 //
+// Where the bound fails, the rows whose multipliers stay least at μ, ℓᵢ(μ)/Tᵢ within
+// eqProbeTol of the least, are those along which a move may cost nothing to first order
+// (at a balanced vertex where [max gⱼ, min gᵢ] is the single point μ, the zero-rate
+// transfers). eqRelaxProbe then holds every other row of the frame and runs the cone
+// bound with the equality held on that face, for its candidates only (coneCandidate, each
+// checked against every row by walk.consider): a transfer of negative curvature between
+// two zero-rate rows lies on that face, where the subset walk, in near's order, would
+// reach it only after 2^m subsets. The probe finds moves; it proves nothing, and its bound
+// is discarded.
+//
 // Cost: one walk stack of the forced rows and two cone frames (the first for δℓ) beside
-// the cone bound's own work.
+// the cone bound's own work; the probe, one stack of the frame's other rows and one more
+// cone bound.
 
 // eqRelaxSpan: the bound is tried only where the equality's normal lies in the span of the
 // held and walked rows, up to eqRelaxSpan: elsewhere it leaves free directions, along
 // which the cone bound with the equality held is the better one.
 const eqRelaxSpan = 1e-8
+
+// eqProbeTol: eqRelaxProbe leaves free the rows with ℓᵢ/Tᵢ at most the least plus
+// eqProbeTol times the largest |ℓᵢ/Tᵢ| (a choice of face to search, not a decision).
+const eqProbeTol = 1e-6
 
 // eqRelaxBound returns L ≥ min(keep, qmin) of the package comment when the cone bound of
 // m̂ proves it, else −Inf. Only dense models with one equality are tried.
@@ -93,9 +108,44 @@ func (w *walk) eqRelaxBound() float64 {
 	w2.pool = candidatePool{keep: bar, qmin: bar}
 	L := w2.coneBound()
 	if math.IsInf(L, -1) {
+		w.eqRelaxProbe(fr.rows, a, b, mu)
 		return L
 	}
 	return L - shift - err
+}
+
+// eqRelaxProbe holds, on w at its root, the rows of the relaxed frame whose multipliers
+// at μ (ℓᵢ/Tᵢ = aᵢ + μbᵢ) are not within eqProbeTol of the least, runs the cone bound with
+// the equality held there for its candidates, and releases them (see the package
+// comment). It does nothing when no row or every row would be held.
+func (w *walk) eqRelaxProbe(rows []int, a, b []float64, mu float64) {
+	least, big := math.Inf(1), 0.0
+	for i := range a {
+		v := a[i] + mu*b[i]
+		least, big = math.Min(least, v), math.Max(big, math.Abs(v))
+	}
+	cut := least + eqProbeTol*big
+	var hold []int
+	for i, l := range rows {
+		if a[i]+mu*b[i] > cut {
+			hold = append(hold, l)
+		}
+	}
+	if len(hold) == 0 || len(hold) == len(rows) {
+		return
+	}
+	n := 0
+	for _, l := range hold {
+		if w.push(l) {
+			n++
+		}
+	}
+	if n > 0 && !w.stopped {
+		w.coneBound()
+	}
+	for range n {
+		w.pop()
+	}
 }
 
 // eqRelaxErr bounds the rounding eqRelaxBound charges: ε‖v̂‖r for v̂'s entries and

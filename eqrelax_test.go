@@ -1,11 +1,13 @@
 package houdini
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
+	"gonum.org/v1/gonum/mat"
 )
 
 // eqRelaxFamilies are the internal/bruteforce families that bring one equality (written
@@ -140,5 +142,103 @@ func TestEqRelaxPruningAgainstBruteForce(t *testing.T) {
 	t.Logf("%d escapes compared, %d certified; %d subtrees pruned by the relaxed-equality bound alone", tried, certified, byEq)
 	if byEq == 0 {
 		t.Errorf("the relaxed-equality bound never pruned alone in %d escapes", tried)
+	}
+}
+
+// TestEqRelaxProbeFindsTransfer: at a balanced ±1 vertex of {−1 ≤ y ≤ 1, Σy = 0} where
+// the equality's multiplier is a single point μ = 0 and one lower-bound and one
+// upper-bound coordinate have zero rate, coupled by H₀ⱼ > 0 (the transfer e₀ − eⱼ has
+// curvature −2H₀ⱼ), every other coordinate with a positive multiplier, the point is not a
+// δ-SOSP and the escape must find a move of decrease ≥ δ/3 within 2^coneMinRows subsets
+// (a walk of fewer rows than coneMinRows, where the forced rows leave few, completes in
+// them; a larger one, which index order would not finish, gets the move from
+// eqRelaxProbe at its root), on copies translated and with f rescaled. d = 8 to 40,
+// random couplings among the others.
+func TestEqRelaxProbeFindsTransfer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1418, 1))
+	for trial := range 60 {
+		d := 2 * (4 + rng.IntN(17))
+		k := d / 2
+		x := make([]float64, d)
+		for i := range x {
+			x[i] = 1
+			if i < k {
+				x[i] = -1
+			}
+		}
+		shift := []float64{0, 3, -1e3}[trial%3]
+		sc := []float64{1, 1e-3, 1e3}[trial/3%3]
+		H := mat.NewSymDense(d, nil)
+		for a := 0; a < d; a++ {
+			for b := a + 1; b < d; b++ {
+				if rng.IntN(4) == 0 {
+					H.SetSym(a, b, sc*0.1*rng.Float64())
+				}
+			}
+		}
+		j := k + rng.IntN(k)
+		H.SetSym(0, j, sc)
+		g := make([]float64, d)
+		for i := range g {
+			ell := sc * (1 + rng.Float64())
+			if i == 0 || i == j {
+				ell = 0
+			}
+			if i < k {
+				g[i] = ell // lower bounds: rate gᵢ − μ
+			} else {
+				g[i] = -ell // upper bounds: rate μ − gᵢ
+			}
+		}
+		x0 := make([]float64, d)
+		lo, hi := make([]float64, d), make([]float64, d)
+		for i := range x0 {
+			x0[i] = x[i] + shift
+			lo[i], hi[i] = -1+shift, 1+shift
+		}
+		// f(y) = gᵀ(y − x₀) + ½(y − x₀)ᵀH(y − x₀), so ∇f(x₀) = g; the gradient is
+		// adjusted so that ∇f(x₀) stays g with H's entries.
+		f := func(y []float64) float64 {
+			z := make([]float64, d)
+			for i := range z {
+				z[i] = y[i] - x0[i]
+			}
+			Hz := make([]float64, d)
+			mat.NewVecDense(d, Hz).MulVec(H, mat.NewVecDense(d, z))
+			return dot(g, z) + 0.5*dot(z, Hz)
+		}
+		grad := func(out, y []float64) {
+			z := make([]float64, d)
+			for i := range z {
+				z[i] = y[i] - x0[i]
+			}
+			mat.NewVecDense(d, out).MulVec(H, mat.NewVecDense(d, z))
+			for i := range out {
+				out[i] += g[i]
+			}
+		}
+		ones := mat.NewDense(1, d, nil)
+		for i := range d {
+			ones.Set(0, i, 1)
+		}
+		c, err := NewPolyhedron(Polyhedron{Lower: lo, Upper: hi, Aeq: ones, Beq: []float64{float64(d) * shift}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := 0.2
+		// the transfer t(e₀ − eⱼ), ‖·‖ = t√2 ≤ r, gains H₀ⱼt² = H₀ⱼr²/2 = 0.02·sc
+		s := Settings{Delta: 0.01 * sc, Radius: r, MaxSubsets: 1 << coneMinRows}
+		p := Problem{Func: f, Grad: grad, Hess: func(h *mat.SymDense, _ []float64) { h.CopySym(H) }}
+		o, _ := New(p, c, s)
+		e, err := o.Escape(context.Background(), x0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !e.Found || e.Certified || e.Decrease < s.Delta/3 {
+			t.Errorf("trial %d (d %d, shift %g, scale %g): found %v, certified %v, decrease %g (δ %g)", trial, d, shift, sc, e.Found, e.Certified, e.Decrease, s.Delta)
+		}
+		if _, v := c.Violation(e.X); e.Found && v > 1e-9*(1+math.Abs(shift)) {
+			t.Errorf("trial %d: the move violates the set by %g", trial, v)
+		}
 	}
 }
