@@ -1,6 +1,8 @@
 package houdini
 
 import (
+	"slices"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/gonum"
@@ -191,14 +193,7 @@ func (c *reflectorChain) project(t int) *mat.SymDense {
 			c.held += len(T)
 		}
 	}
-	m := c.d - t
-	Ms := mat.NewSymDense(m, nil)
-	for i := 0; i < m; i++ {
-		for k := i; k < m; k++ {
-			Ms.SetSym(i, k, T[i*m+k])
-		}
-	}
-	return Ms
+	return mat.NewSymDense(c.d-t, slices.Clone(T)) // T is symmetric; SymDense reads its upper triangle
 }
 
 // level returns T_{j+1}, the trailing block of H̃ T H̃ for T = T_j (order n = d − j) and
