@@ -742,6 +742,14 @@ func (w *walk) coneCandidate(fr *coneFrame, cs *coneSchur, t []float64) {
 		}
 		axpy(y, 1, cs.point(u.RawVector().Data))
 	}
+	w.lineCandidate(y)
+}
+
+// lineCandidate offers the walk p + αŷ for the direction y (overwritten with ŷ), α the
+// model's minimizer along ŷ on [0, α_max], α_max the largest step within r′ and the rows
+// within r that the walk does not hold (ratio test); nothing when y is 0.
+func (w *walk) lineCandidate(y []float64) {
+	d := len(w.x)
 	ny := norm(y)
 	if !(ny > 0) {
 		return

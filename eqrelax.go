@@ -35,12 +35,14 @@ import "math"
 // Where the bound fails, the rows whose multipliers stay least at μ, ℓᵢ(μ)/Tᵢ within
 // eqProbeTol of the least, are those along which a move may cost nothing to first order
 // (at a balanced vertex where [max gⱼ, min gᵢ] is the single point μ, the zero-rate
-// transfers). eqRelaxProbe then holds every other row of the frame and runs the cone
-// bound with the equality held on that face, for its candidates only (coneCandidate, each
-// checked against every row by walk.consider): a transfer of negative curvature between
-// two zero-rate rows lies on that face, where the subset walk, in near's order, would
-// reach it only after 2^m subsets. The probe finds moves; it proves nothing, and its bound
-// is discarded.
+// transfers; where the least is negative, the point is not stationary on the walk's set
+// and they are the transfers of negative rate). eqRelaxProbe then holds every other row of
+// the frame and runs the cone bound with the equality held on that face, for its
+// candidates only (coneCandidate, each checked against every row by walk.consider), and
+// offers the rays that leave one row of negative multiplier there (descentRays): a
+// transfer of negative curvature or of negative rate between two such rows lies on that
+// face, where the subset walk, in near's order, would reach it only after 2^m subsets.
+// The probe finds moves; it proves nothing, and its bound is discarded.
 //
 // Cost: one walk stack of the forced rows and two cone frames (the first for δℓ) beside
 // the cone bound's own work; the probe, one stack of the frame's other rows and one more
@@ -114,6 +116,28 @@ func (w *walk) eqRelaxBound() float64 {
 	return L - shift - err
 }
 
+// descentRays offers the walk, for each row i of the cone frame at w's current depth
+// with a negative multiplier ℓᵢ, the ray y = −U·X·eᵢ, which leaves row i and keeps the
+// frame's other rows and the held ones: the model's slope along it is ℓᵢ < 0 (a
+// first-order descent, which the cone bound, paying ℓᵢ⁻Tᵢ linearly, gives up on before
+// its copositivity test could offer a vertex), as lineCandidate's candidates.
+func (w *walk) descentRays() {
+	fr := w.newConeFrame()
+	if fr == nil {
+		return
+	}
+	for i, l := range fr.ell {
+		if !(l < 0) {
+			continue
+		}
+		y := make([]float64, len(w.x))
+		for j := i; j < len(fr.U); j++ {
+			axpy(y, -fr.X[j][i], fr.U[j])
+		}
+		w.lineCandidate(y)
+	}
+}
+
 // eqRelaxProbe holds, on w at its root, the rows of the relaxed frame whose multipliers
 // at μ (ℓᵢ/Tᵢ = aᵢ + μbᵢ) are not within eqProbeTol of the least, runs the cone bound with
 // the equality held there for its candidates, and releases them (see the package
@@ -142,6 +166,7 @@ func (w *walk) eqRelaxProbe(rows []int, a, b []float64, mu float64) {
 	}
 	if n > 0 && !w.stopped {
 		w.coneBound()
+		w.descentRays()
 	}
 	for range n {
 		w.pop()

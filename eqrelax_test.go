@@ -148,8 +148,9 @@ func TestEqRelaxPruningAgainstBruteForce(t *testing.T) {
 // TestEqRelaxProbeFindsTransfer: at a balanced ±1 vertex of {−1 ≤ y ≤ 1, Σy = 0} where
 // the equality's multiplier is a single point μ = 0 and one lower-bound and one
 // upper-bound coordinate have zero rate, coupled by H₀ⱼ > 0 (the transfer e₀ − eⱼ has
-// curvature −2H₀ⱼ), every other coordinate with a positive multiplier, the point is not a
-// δ-SOSP and the escape must find a move of decrease ≥ δ/3 within 2^coneMinRows subsets
+// curvature −2H₀ⱼ), or, every other trial, uncoupled with the lower one's rate −1 (the
+// transfer is a first-order descent: the point is not stationary), every other coordinate
+// with a positive multiplier, the point is not a δ-SOSP and the escape must find a move of decrease ≥ δ/3 within 2^coneMinRows subsets
 // (a walk of fewer rows than coneMinRows, where the forced rows leave few, completes in
 // them; a larger one, which index order would not finish, gets the move from
 // eqRelaxProbe at its root), on copies translated and with f rescaled. d = 8 to 40,
@@ -177,7 +178,10 @@ func TestEqRelaxProbeFindsTransfer(t *testing.T) {
 			}
 		}
 		j := k + rng.IntN(k)
-		H.SetSym(0, j, sc)
+		negRate := trial%2 == 1
+		if !negRate {
+			H.SetSym(0, j, sc)
+		}
 		g := make([]float64, d)
 		for i := range g {
 			ell := sc * (1 + rng.Float64())
@@ -189,6 +193,9 @@ func TestEqRelaxProbeFindsTransfer(t *testing.T) {
 			} else {
 				g[i] = -ell // upper bounds: rate μ − gᵢ
 			}
+		}
+		if negRate {
+			g[0] = -sc // the transfer e₀ − eⱼ has rate g₀ − gⱼ = −sc: not stationary
 		}
 		x0 := make([]float64, d)
 		lo, hi := make([]float64, d), make([]float64, d)
