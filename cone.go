@@ -89,6 +89,10 @@ const (
 	coneRound = 16
 )
 
+// lineRowTol: lineCandidate's ratio test ignores rows with âₗ·ŷ at most this (1e-3 of
+// repairTol, so that what it lets through is repaired, not dropped).
+const lineRowTol = 1e-3 * repairTol
+
 // coneShares are the shares f of each multiplier that coneSchur.matrix spends on the
 // coupling to the free directions, tried in order.
 var coneShares = [...]float64{1, 0.5, 0}
@@ -747,7 +751,11 @@ func (w *walk) coneCandidate(fr *coneFrame, cs *coneSchur, t []float64) {
 
 // lineCandidate offers the walk p + αŷ for the direction y (overwritten with ŷ), α the
 // model's minimizer along ŷ on [0, α_max], α_max the largest step within r′ and the rows
-// within r that the walk does not hold (ratio test); nothing when y is 0.
+// within r that the walk does not hold (ratio test); nothing when y is 0. A row with
+// âₗ·ŷ ≤ lineRowTol does not limit α: ŷ is meant to keep it (the rays of a frame's other
+// rows, up to rounding) and its violation at α ≤ r′ is below repairTol·r, which
+// walk.consider repairs; at a point a rounding outside a bound (slack −10⁻¹⁵) the ratio
+// test would otherwise stop every such ray at α = 0.
 func (w *walk) lineCandidate(y []float64) {
 	d := len(w.x)
 	ny := norm(y)
@@ -758,7 +766,7 @@ func (w *walk) lineCandidate(y []float64) {
 	p := w.offset()
 	amax := w.radius() * (1 - 1e-12)
 	for _, l := range w.close {
-		if ay := w.c.dotRow(l, y); !w.c.isCovered(l) && !slices.Contains(w.rows, l) && ay > 0 {
+		if ay := w.c.dotRow(l, y); !w.c.isCovered(l) && !slices.Contains(w.rows, l) && ay > lineRowTol {
 			amax = math.Min(amax, math.Max(0, w.slack(l, p))/ay)
 		}
 	}
