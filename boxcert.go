@@ -22,7 +22,7 @@ import (
 // (nonconvex) need not look for with Lanczos.
 func (rn *run) boxCertificate(x []float64, mod *quadModel) *EscapeResult {
 	rn.modelAbove, rn.modelBand = false, -1
-	if mod.M == nil || rn.ev.stochasticGrad() || rn.ev.smp != nil || rn.test.noPrune ||
+	if (mod.M == nil && mod.band == nil) || rn.ev.stochasticGrad() || rn.ev.smp != nil || rn.test.noPrune ||
 		rn.test.matrixFree || rn.test.noBoxCert {
 		return nil
 	}
@@ -46,7 +46,7 @@ func (rn *run) boxCertificate(x []float64, mod *quadModel) *EscapeResult {
 // multiplier and cost: far above their rounding ((d + 2)ε relative for d < 10¹⁰).
 const boxCertTol = 1e-6
 
-// boxCertifies reports whether the model mod (dense M) at x proves, without a walk, that
+// boxCertifies reports whether the model mod (M dense, or by its band) at x proves, without a walk, that
 // every h with x + h in the box S and ‖h‖ ≤ r has q(h) = vᵀh + ½hᵀMh ≥ −limit; forced
 // counts the bounds the proof holds, and band ≥ 0, when found, is M's band (Mᵢₖ = 0 for
 // |i − k| > band; −1 otherwise). It answers false, and the escape walks, when S has a
@@ -97,14 +97,15 @@ const boxCertTol = 1e-6
 // a banded factorization or O(|Z|³/3) for gonum's dense one; no oracle call.
 func boxCertifies(c *Constraints, x []float64, mod *quadModel, r, limit float64) (ok bool, forced, band int) {
 	band = -1
-	if mod.M == nil || !(limit > 0) {
+	at, end := mod.upper()
+	if at == nil || !(limit > 0) {
 		return false, 0, band
 	}
 	sigma, ok := boxActive(c, x)
 	if !ok {
 		return false, 0, band
 	}
-	Z, forced, band := boxFace(mod, sigma, r)
+	Z, forced, band := boxFace(at, end, mod.v, sigma, r)
 	nw := 0.0 // ‖w‖: the gradient on Z \ C
 	for _, j := range Z {
 		if sigma[j] == 0 || -sigma[j]*mod.v[j] < 0 {
@@ -119,7 +120,25 @@ func boxCertifies(c *Constraints, x []float64, mod *quadModel, r, limit float64)
 		return true, forced, band
 	}
 	tau := 2 * budget / (r * r) * (1 - boxCertTol)
-	return faceAbove(mod.M, Z, band, tau), forced, band
+	return faceAbove(at, Z, band, tau), forced, band
+}
+
+// upper returns the model's entries Mᵢₖ, i ≤ k, and the last k of row i that may hold a
+// nonzero (d − 1 for a dense M, i + b on a band of b); nil for an operator.
+func (m *quadModel) upper() (at func(i, k int) float64, end func(i int) int) {
+	switch {
+	case m.band != nil:
+		a := m.band
+		return a.at, func(i int) int { return min(a.d-1, i+a.b) }
+	case m.M != nil:
+		d := m.M.SymmetricDim()
+		end = func(int) int { return d - 1 }
+		if raw := m.M.RawSymmetric(); raw.Uplo == blas.Upper {
+			return func(i, k int) float64 { return raw.Data[i*raw.Stride+k] }, end
+		}
+		return m.M.At, end
+	}
+	return nil, nil
 }
 
 // boxActive returns, for the box S (every constraint a bound or a coordinate row, none
@@ -151,17 +170,12 @@ func boxActive(c *Constraints, x []float64) (sigma []float64, ok bool) {
 // boxFace returns the coordinates Z that boxCertifies's rule does not force, in
 // increasing order, and the number it forces: j with a bound through x (σⱼ ≠ 0) and
 // μⱼ = −σⱼvⱼ > cⱼ, and M's band: Mᵢₖ = 0 for |i − k| > band. One pass over M's upper
-// triangle.
-func boxFace(mod *quadModel, sigma []float64, r float64) (Z []int, forced, band int) {
+// triangle (at, read up to end(i) in row i; quadModel.upper), v the model's gradient.
+func boxFace(at func(i, k int) float64, end func(i int) int, v, sigma []float64, r float64) (Z []int, forced, band int) {
 	d := len(sigma)
 	inC := make([]bool, d)
 	for j := range d {
-		inC[j] = sigma[j] != 0 && -sigma[j]*mod.v[j] >= 0
-	}
-	raw := mod.M.RawSymmetric()
-	at := func(i, k int) float64 { return raw.Data[i*raw.Stride+k] }
-	if raw.Uplo != blas.Upper {
-		at = mod.M.At
+		inC[j] = sigma[j] != 0 && -sigma[j]*v[j] >= 0
 	}
 	a2, b2 := make([]float64, d), make([]float64, d)
 	add := func(j, k int, m float64) { // Mⱼₖ into row j's aⱼ² or bⱼ²
@@ -173,7 +187,7 @@ func boxFace(mod *quadModel, sigma []float64, r float64) (Z []int, forced, band 
 		}
 	}
 	for i := range d {
-		for k := i + 1; k < d; k++ {
+		for k := i + 1; k <= end(i); k++ {
 			if m := at(i, k); m != 0 {
 				add(i, k, m)
 				add(k, i, m)
@@ -182,7 +196,7 @@ func boxFace(mod *quadModel, sigma []float64, r float64) (Z []int, forced, band 
 		}
 	}
 	for j := range d {
-		mu := -sigma[j] * mod.v[j]
+		mu := -sigma[j] * v[j]
 		cost := r*math.Sqrt(a2[j]+b2[j]) + 0.5*r*math.Max(0, -at(j, j))
 		if inC[j] && mu > cost*(1+boxCertTol) {
 			forced++
@@ -194,16 +208,12 @@ func boxFace(mod *quadModel, sigma []float64, r float64) (Z []int, forced, band 
 }
 
 // faceAbove reports whether a Cholesky factorization proves M_ZZ + τI ⪰ 0
-// (boxCertifies), given that Mᵢₖ = 0 for |i − k| > band: of M_ZZ + (τ − e)I, banded where
-// the band is narrow (a finite-difference model of a function whose gradient entries each
-// depend on a few nearby coordinates stores exact zeros elsewhere), dense (gonum)
-// otherwise.
-func faceAbove(M *mat.SymDense, Z []int, band int, tau float64) bool {
-	raw := M.RawSymmetric() // upper triangle: (i, j), i ≤ j, at Data[i·Stride + j]
-	at := func(p, q int) float64 { return raw.Data[Z[p]*raw.Stride+Z[q]] }
-	if raw.Uplo != blas.Upper {
-		at = func(p, q int) float64 { return M.At(Z[p], Z[q]) }
-	}
+// (boxCertifies), given M's entries Mᵢₖ, i ≤ k, by atM and that Mᵢₖ = 0 for
+// |i − k| > band: of M_ZZ + (τ − e)I, banded where the band is narrow (a
+// finite-difference model of a function whose gradient entries each depend on a few
+// nearby coordinates stores exact zeros elsewhere), dense (gonum) otherwise.
+func faceAbove(atM func(i, k int) float64, Z []int, band int, tau float64) bool {
+	at := func(p, q int) float64 { return atM(Z[p], Z[q]) } // p ≤ q: Z increases
 	n := len(Z)
 	b := min(band, n-1) // Aₚq = 0 for |p − q| > b: |p − q| ≤ |Z[p] − Z[q]|
 	trace := 0.0

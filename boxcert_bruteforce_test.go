@@ -272,7 +272,7 @@ func TestFaceAboveAgainstEigen(t *testing.T) {
 		for p := range n {
 			M.SetSym(p, p, M.At(p, p)-lam1-c*tau)
 		}
-		if got := faceAbove(M, Z, b, tau); (got && c > 1) || (!got && c < 0.9999) {
+		if got := faceAbove(M.At, Z, b, tau); (got && c > 1) || (!got && c < 0.9999) {
 			t.Errorf("n = %d, b = %d, |Z| = %d: λ₁ = −%g·τ, τ = %g: faceAbove %v", n, b, len(Z), c, tau, got)
 		}
 		checked++

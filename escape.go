@@ -60,7 +60,7 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 	if rn.test.matrixFree {
 		freeDim = 0
 	}
-	mod, err := buildModel(x, rn.ev, rn.rng, rn.s, rn.r, freeDim)
+	mod, err := buildModel(x, rn.ev, rn.rng, rn.s, rn.r, freeDim, rn.modelBandMax(len(x)))
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +68,7 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 	if res := rn.boxCertificate(x, mod); res != nil {
 		return res, nil // boxcert.go: no walk needed
 	}
+	mod.densify() // the walk reads M's entries
 	if mod.M == nil {
 		rn.operatorNorm(mod, len(x))
 	}

@@ -29,6 +29,9 @@ func (o *Optimizer) UseLagrangeBound() { o.countLagrangePrunes(new(int)) }
 // setNoBoxCert turns the box certificate (boxcert.go) off, so that every escape walks.
 func (o *Optimizer) setNoBoxCert(on bool) { o.test.noBoxCert = on }
 
+// setNoBandModel keeps every finite-difference model dense (bandmodel.go).
+func (o *Optimizer) setNoBandModel(on bool) { o.test.noBandModel = on }
+
 // UseWalkOrder makes the walk take each subset's children in walkOrder's order (off by
 // default) instead of near's, for the order tests of package houdini_test.
 func (o *Optimizer) UseWalkOrder() { o.test.walkOrder = true }
@@ -65,7 +68,7 @@ func (o *Optimizer) forcedRows(x []float64) int {
 // forcedRowsErr is forcedRows with the walk's forcedErr.
 func (o *Optimizer) forcedRowsErr(x []float64) (int, float64) {
 	rn := o.newRun(context.Background(), 0)
-	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r, MatrixFreeDim)
+	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r, MatrixFreeDim, -1)
 	w := newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
 	w.holdForcedRows()
 	return w.forced, w.forcedErr
@@ -76,7 +79,7 @@ func (o *Optimizer) forcedRowsErr(x []float64) (int, float64) {
 // package houdini_test.
 func (o *Optimizer) ForcedByCircuits(x []float64) int {
 	rn := o.newRun(context.Background(), 0)
-	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r, MatrixFreeDim)
+	mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r, MatrixFreeDim, -1)
 	w := newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
 	w.holdForcedRows()
 	if w.forced == 0 {

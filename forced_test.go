@@ -146,7 +146,7 @@ func TestForcedCoordsAgainstGeneral(t *testing.T) {
 		var ws [2]*walk
 		for k := range ws {
 			rn := o.newRun(context.Background(), 0)
-			mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r, MatrixFreeDim)
+			mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r, MatrixFreeDim, -1)
 			ws[k] = newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
 			ws[k].allGeneral = k == 1
 			ws[k].holdForcedRows()

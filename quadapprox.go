@@ -24,7 +24,9 @@ const stochasticHessStep = 0.5
 // (Problem.HessVec or one gradient difference), and no d×d matrix exists.
 type quadModel struct {
 	v []float64
-	M *mat.SymDense // nil: matrix-free, products by op
+	M *mat.SymDense // nil: matrix-free, products by op, or held by band
+
+	band *bandSym // M by its band until densify (fdBand; op multiplies by it)
 
 	op    func(dst, h []float64) error // h ↦ Hh, when M is nil
 	gamma float64                      // γ, added to op's products
@@ -70,6 +72,9 @@ func (m *quadModel) mul(dst, h []float64) {
 func (m *quadModel) normF() float64 {
 	if m.M != nil {
 		return mat.Norm(m.M, 2)
+	}
+	if m.band != nil {
+		return m.band.normF()
 	}
 	return m.nrm
 }
@@ -142,8 +147,9 @@ func hessStep(s *Settings, r float64, x []float64) float64 {
 // buildModel evaluates the oracles at x and returns the perturbed model for the radius r
 // and the validated settings s: an operator (no d×d matrix) when Problem.Hess is nil and
 // d ≥ freeDim (MatrixFreeDim, lower on a test switch). It returns a *NonFiniteError when
-// an oracle returns NaN or Inf.
-func buildModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float64, freeDim int) (*quadModel, error) {
+// an oracle returns NaN or Inf. A finite-difference model whose nonzeros lie within
+// maxBand ≥ 0 of the diagonal is kept by its band (fdBand; M nil until densify).
+func buildModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float64, freeDim, maxBand int) (*quadModel, error) {
 	if ev.stochasticGrad() {
 		return buildStochasticModel(x, ev, rng, s, r)
 	}
@@ -157,20 +163,36 @@ func buildModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float
 		m.gamma = perturbGradient(m.v, rng, s, r)
 		return finiteModel(m, x)
 	}
+	if ev.p.Hess == nil && ev.p.HessVec == nil && maxBand >= 0 {
+		band, M, err := fdBand(x, g, hessStep(s, r, x), ev.grad, maxBand)
+		if err != nil || band == nil {
+			return denseModel(x, g, M, rng, s, r, err)
+		}
+		m := &quadModel{v: slices.Clone(g), band: band, op: func(dst, h []float64) error { band.mulVec(dst, h); return nil }}
+		if gamma := perturbGradient(m.v, rng, s, r); gamma != 0 {
+			for i := range d {
+				band.data[i*(band.b+1)] += gamma
+			}
+		}
+		return finiteModel(m, x)
+	}
 	M := mat.NewSymDense(d, nil)
-	if ev.p.Hess != nil {
-		if err := ev.hess(M, x); err != nil {
-			return nil, err
-		}
-	} else if ev.p.HessVec != nil {
-		if err := hessFromProducts(M, hessOperator(ev, x, g, 0)); err != nil {
-			return nil, err
-		}
-	} else {
-		theta := hessStep(s, r, x)
-		if err := fdHessian(M, x, g, theta, ev.grad); err != nil {
-			return nil, err
-		}
+	var err error
+	switch {
+	case ev.p.Hess != nil:
+		err = ev.hess(M, x)
+	case ev.p.HessVec != nil:
+		err = hessFromProducts(M, hessOperator(ev, x, g, 0))
+	default:
+		err = fdHessian(M, x, g, hessStep(s, r, x), ev.grad)
+	}
+	return denseModel(x, g, M, rng, s, r, err)
+}
+
+// denseModel returns buildModel's model with the d×d matrix M, perturbed, or err.
+func denseModel(x, g []float64, M *mat.SymDense, rng *rand.Rand, s *Settings, r float64, err error) (*quadModel, error) {
+	if err != nil {
+		return nil, err
 	}
 	v := append([]float64(nil), g...)
 	perturb(v, M, rng, s, r)
@@ -262,10 +284,16 @@ func buildStochasticModel(x []float64, ev *evaluator, rng *rand.Rand, s *Setting
 // the spacing of floats at xᵢ it is doubled until the step is not 0 (a zero step made the
 // model NaN, and a NaN model admits no candidate, hence a false certificate).
 func fdHessian(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []float64) error) error {
+	return fdColumns(M, x, g, theta, grad, 0)
+}
+
+// fdColumns is fdHessian from column from on, the rows of M before it holding the
+// columns before it (fdBand's switch to the dense model).
+func fdColumns(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []float64) error, from int) error {
 	d := len(x)
 	raw := M.RawSymmetric() // row i holds column i of the differences until symmetrized
 	xi := append([]float64(nil), x...)
-	for i := 0; i < d; i++ {
+	for i := from; i < d; i++ {
 		step := forwardStep(xi, x, i, theta)
 		gi := raw.Data[i*raw.Stride : i*raw.Stride+d]
 		if err := grad(gi, xi); err != nil {
@@ -316,6 +344,11 @@ func forwardStep(xi, x []float64, i int, theta float64) float64 {
 func finiteModel(m *quadModel, x []float64) (*quadModel, error) {
 	if i := allFinite(m.v); i >= 0 {
 		return nil, &NonFiniteError{What: "model gradient", Index: i, X: append([]float64(nil), x...)}
+	}
+	if m.band != nil {
+		if i := m.band.firstNonFinite(); i >= 0 {
+			return nil, &NonFiniteError{What: "model Hessian", Index: i, X: append([]float64(nil), x...)}
+		}
 	}
 	if m.M == nil {
 		return m, nil

@@ -141,7 +141,8 @@ func (rn *run) searchStep(e *EscapeResult) (restarted bool) {
 		}
 		sr.best, sr.done = cp, false
 		sr.model = nil
-		if m := rn.model; m != nil && m.M != nil && len(m.v) == len(rn.x) {
+		if m := rn.model; m != nil && (m.M != nil || m.band != nil) && len(m.v) == len(rn.x) {
+			m.densify()
 			sr.model = m // the model of the escape that certified x* (d×d: modelMirrors reads its entries)
 		}
 		sr.rung, sr.try = 1, 0

@@ -42,6 +42,7 @@ func run(args []string, w io.Writer) error {
 	timeout := fs.Duration("timeout", 120*time.Second, "wall-time budget per run (StatusCanceled); 0: none")
 	only := fs.String("only", "", "run only cases whose name contains this string")
 	seed := fs.Uint64("seed", 1, "Settings.Seed")
+	repeat := fs.Int("repeat", 1, "run each case this many times and print the run of least CPU time (timing at ms scale; peers/run_scipy.py --repeat)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the houdini runs to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -80,15 +81,21 @@ func run(args []string, w io.Writer) error {
 			if *only != "" && !strings.Contains(c.Name, *only) {
 				continue
 			}
-			o, err := RunHoudini(context.Background(), c, cfg)
-			if err != nil {
-				return fmt.Errorf("%s: %w", c.Key(), err)
+			var o *Outcome
+			for range max(1, *repeat) {
+				oi, err := RunHoudini(context.Background(), c, cfg)
+				if err != nil {
+					return fmt.Errorf("%s: %w", c.Key(), err)
+				}
+				if o == nil || oi.CPU < o.CPU {
+					o = oi
+				}
 			}
 			name := c.Name
 			if !c.CutsOff {
 				name += " (min inside)"
 			}
-			fmt.Fprintf(w, "| %s | %d | **houdini** | %.6g | %d | %d | %.3f | %.3f | %.1e | %s (%d escapes, %d descent steps) |\n",
+			fmt.Fprintf(w, "| %s | %d | **houdini** | %.6g | %d | %d | %.4f | %.4f | %.1e | %s (%d escapes, %d descent steps) |\n",
 				name, c.D, o.F, o.GradCalls, o.FuncCalls, o.Wall.Seconds(), o.CPU.Seconds(), o.PG, o.Status, o.Escapes, o.DescentSteps)
 			for _, p := range byKey[c.Key()] {
 				fmt.Fprintf(w, "| | | %s | %.6g | %d | %d | %.3f | %.3f | %.1e | %s |\n",
