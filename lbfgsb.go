@@ -41,7 +41,7 @@ func boxBreaks(x, g, lo, hi []float64) (t []float64, fixed []bool) {
 // in the box (BLNZ 1995, Algorithm CP), c = Wᵀ(xc − x), and free[i] for the variables
 // not at a bound at xc. Along the path the breakpoints are visited in increasing order;
 // between two of them the model is the quadratic f′·Δt + ½f″·Δt², updated in O(m²) per
-// breakpoint (eqs. 4.9–4.10):
+// breakpoint (eqs. 4.9–4.10; one product Mw_b a breakpoint, M = K⁻¹ being symmetric):
 //
 //	f′ ← f′ + Δt f″ + g_b² + θ g_b z_b − g_b w_bᵀMc,   f″ ← f″ − θg_b² − 2g_b w_bᵀMp − g_b² w_bᵀMw_b.
 func cauchyPoint(q *lbfgs, x, g, lo, hi []float64) (xc, c []float64, free []bool) {
@@ -81,8 +81,9 @@ func cauchyPoint(q *lbfgs, x, g, lo, hi []float64) (xc, c []float64, free []bool
 		}
 		zb, gb, wb := xc[b]-x[b], g[b], q.wRow(b)
 		axpy(c, dt, p)
-		fp += dt*fpp + gb*gb + q.theta*gb*zb - gb*dot(wb, q.mMul(c))
-		fpp += -q.theta*gb*gb - 2*gb*dot(wb, q.mMul(p)) - gb*gb*dot(wb, q.mMul(wb))
+		mw := q.mMul(wb) // M symmetric: w_bᵀMv = (Mw_b)ᵀv, one solve a breakpoint as in L-BFGS-B's cauchy
+		fp += dt*fpp + gb*gb + q.theta*gb*zb - gb*dot(mw, c)
+		fpp += -q.theta*gb*gb - 2*gb*dot(mw, p) - gb*gb*dot(mw, wb)
 		fpp = math.Max(eps*fpp0, fpp)
 		axpy(p, gb, wb)
 		d[b], fixed[b] = 0, true
@@ -109,19 +110,10 @@ func cauchyPoint(q *lbfgs, x, g, lo, hi []float64) (xc, c []float64, free []bool
 
 // subspacePoint returns x̄, the minimizer of the model over the variables free at the
 // Cauchy point xc with the others held there (BLNZ 1995, §5.1, direct primal method):
-// the reduced gradient r = Zᵀ(g + θ(xc − x) − WMc) and the step of lbfgs.reducedStep,
+// the reduced gradient r = Zᵀ(g + θ(xc − x) − WMc) and the step of lbfgs.reducedStepBox,
 // projected onto the box when that still descends from x (Morales & Nocedal 2011),
 // else truncated to the box.
 func subspacePoint(q *lbfgs, x, g, xc, c, lo, hi []float64, free []bool) []float64 {
-	mask := func(v []float64) []float64 {
-		u := make([]float64, len(v))
-		for i, f := range free {
-			if f {
-				u[i] = v[i]
-			}
-		}
-		return u
-	}
 	r := make([]float64, len(x))
 	wmc := q.wMul(q.mMul(c), len(x))
 	for i := range r {
@@ -129,7 +121,7 @@ func subspacePoint(q *lbfgs, x, g, xc, c, lo, hi []float64, free []bool) []float
 			r[i] = g[i] + q.theta*(xc[i]-x[i]) - wmc[i]
 		}
 	}
-	du := q.reducedStep(r, mask)
+	du := q.reducedStepBox(r, free)
 	xp := append([]float64(nil), xc...)
 	alpha := 1.0
 	dd := 0.0

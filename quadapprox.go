@@ -163,8 +163,12 @@ func buildModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float
 		m.gamma = perturbGradient(m.v, rng, s, r)
 		return finiteModel(m, x)
 	}
+	probe := ev.grad // the finite-difference columns' calls
+	if ev.smp == nil {
+		probe = ev.gradProbe
+	}
 	if ev.p.Hess == nil && ev.p.HessVec == nil && maxBand >= 0 {
-		band, M, err := fdBand(x, g, hessStep(s, r, x), ev.grad, maxBand)
+		band, M, err := fdBand(x, g, hessStep(s, r, x), probe, maxBand)
 		if err != nil || band == nil {
 			return denseModel(x, g, M, rng, s, r, err)
 		}
@@ -184,7 +188,7 @@ func buildModel(x []float64, ev *evaluator, rng *rand.Rand, s *Settings, r float
 	case ev.p.HessVec != nil:
 		err = hessFromProducts(M, hessOperator(ev, x, g, 0))
 	default:
-		err = fdHessian(M, x, g, hessStep(s, r, x), ev.grad)
+		err = fdHessian(M, x, g, hessStep(s, r, x), probe)
 	}
 	return denseModel(x, g, M, rng, s, r, err)
 }

@@ -14,7 +14,7 @@ const valueSamples = 1024
 
 // gradIDs writes into g the mean gradient of the samples ids at x (one Sampled.Grad call).
 func (ev *evaluator) gradIDs(g, x []float64, ids []int) error {
-	return ev.gradCall(g, x, len(ids), func() { ev.smp.sp.Grad(g, x, ids) })
+	return ev.gradCall(g, x, len(ids), func() { ev.smp.sp.Grad(g, x, ids) }, false)
 }
 
 // funcIDs returns the mean loss of the samples ids at x (one Sampled.Func call), unless
