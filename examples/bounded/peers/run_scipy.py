@@ -348,6 +348,7 @@ def main():
     ap.add_argument("--dims", default="10,100,1000")
     ap.add_argument("--solvers", default="lbfgsb,slsqp,trust-constr")
     ap.add_argument("--time-limit", type=float, default=120, help="seconds per solve")
+    ap.add_argument("--only", default="", help="run only cases whose name contains this string")
     ap.add_argument("--repeat", type=int, default=1,
                     help="solve each case this many times and keep the run of least CPU time (timing at ms scale)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "scipy.csv"))
@@ -356,6 +357,8 @@ def main():
     rows = []
     for d in [int(s) for s in args.dims.split(",")]:
         for name, dd, fn, l, u, x0 in cases(d):
+            if args.only not in name:
+                continue
             if dd <= 100:
                 check_derivatives(fn, x0, rng)
             base = dict(case=name, d=dd, f0=fn.f(x0), gnorm0=float(np.linalg.norm(fn.g(x0))),
