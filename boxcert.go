@@ -42,6 +42,22 @@ func (rn *run) boxCertificate(x []float64, mod *quadModel) *EscapeResult {
 	return res
 }
 
+// modelBandMax returns the widest band at which fullEscape keeps a finite-difference
+// model by its band (fdBand), or −1 when it keeps it dense: −1 off a box, where the box
+// certificate cannot decide, and on the switches boxCertificate honours; else the band
+// the box test factorizes as a band and bandProduct multiplies by, (b + 1)·8 ≤ d.
+func (rn *run) modelBandMax(d int) int {
+	if rn.ev.stochasticGrad() || rn.ev.smp != nil || rn.test.noPrune || rn.test.matrixFree || rn.test.noBoxCert || rn.test.noBandModel {
+		return -1
+	}
+	for i := 0; i < rn.c.count(); i++ {
+		if rn.c.boundCoord(i) < 0 || rn.c.isEq(i) || rn.c.isCovered(i) {
+			return -1
+		}
+	}
+	return d/8 - 1
+}
+
 // boxCertTol is the relative margin the box certificate keeps on each computed norm,
 // multiplier and cost: far above their rounding ((d + 2)ε relative for d < 10¹⁰).
 const boxCertTol = 1e-6

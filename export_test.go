@@ -29,7 +29,7 @@ func (o *Optimizer) UseLagrangeBound() { o.countLagrangePrunes(new(int)) }
 // setNoBoxCert turns the box certificate (boxcert.go) off, so that every escape walks.
 func (o *Optimizer) setNoBoxCert(on bool) { o.test.noBoxCert = on }
 
-// setNoBandModel keeps every finite-difference model dense (bandmodel.go).
+// setNoBandModel keeps every finite-difference model dense (fdhessian.go).
 func (o *Optimizer) setNoBandModel(on bool) { o.test.noBandModel = on }
 
 // UseWalkOrder makes the walk take each subset's children in walkOrder's order (off by

@@ -25,7 +25,8 @@ var fileLayers = map[string]int{
 	// 2 oracle: the VRSG estimator, the evaluator.
 	"vrsg.go": 2, "samples.go": 2, "oracle.go": 2, "sampledoracle.go": 2,
 	// 3 model: the quadratic model.
-	"quadapprox.go": 3, "lbfgs.go": 3, "stochmodel.go": 3,
+	"quadapprox.go": 3,
+	"fdhessian.go":  3, "lbfgs.go": 3, "stochmodel.go": 3,
 	// 4 subproblem: eigensolver, subspaces, FindInside and its backends, the secular equation.
 	"eigen.go": 4, "eigen_gonum.go": 4, "eigen_lapacke.go": 4, "subspace.go": 4, "findinside.go": 4,
 	"polyroots.go": 4, "dense.go": 4, "eigenbasis.go": 4, "lbfgsb.go": 4, "lanczos.go": 4, "krylov.go": 4, "conekrylov.go": 4,

@@ -281,67 +281,6 @@ func buildStochasticModel(x []float64, ev *evaluator, rng *rand.Rand, s *Setting
 	return finiteModel(&quadModel{v: v, M: M}, x)
 }
 
-// fdHessian writes into M the forward-difference Hessian of line:hessian: columns
-// (g⁽ⁱ⁾ − g)/θ with g⁽ⁱ⁾ = grad(x + θeᵢ) and g the gradient at x, symmetrized — H is
-// symmetric, and averaging the two estimates of each entry halves the antisymmetric
-// error. The step taken is the floating-point (x + θ) − x, exact, not θ; when θ is below
-// the spacing of floats at xᵢ it is doubled until the step is not 0 (a zero step made the
-// model NaN, and a NaN model admits no candidate, hence a false certificate).
-func fdHessian(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []float64) error) error {
-	return fdColumns(M, x, g, theta, grad, 0)
-}
-
-// fdColumns is fdHessian from column from on, the rows of M before it holding the
-// columns before it (fdBand's switch to the dense model).
-func fdColumns(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []float64) error, from int) error {
-	d := len(x)
-	raw := M.RawSymmetric() // row i holds column i of the differences until symmetrized
-	xi := append([]float64(nil), x...)
-	for i := from; i < d; i++ {
-		step := forwardStep(xi, x, i, theta)
-		gi := raw.Data[i*raw.Stride : i*raw.Stride+d]
-		if err := grad(gi, xi); err != nil {
-			return err
-		}
-		xi[i] = x[i]
-		for j := range gi {
-			gi[j] = (gi[j] - g[j]) / step
-		}
-	}
-	symmetrizeUpper(raw.Data, raw.Stride, d)
-	return nil
-}
-
-// symmetrizeUpper sets the upper triangle of the d×d row-major a (stride s) to
-// ½(a + aᵀ) and its strict lower triangle to 0, in blocks that stay in cache.
-func symmetrizeUpper(a []float64, s, d int) {
-	const bs = 64
-	for I := 0; I < d; I += bs {
-		for J := I; J < d; J += bs {
-			for i := I; i < min(I+bs, d); i++ {
-				for j := max(J, i+1); j < min(J+bs, d); j++ {
-					a[i*s+j] = 0.5 * (a[i*s+j] + a[j*s+i])
-					a[j*s+i] = 0
-				}
-			}
-		}
-	}
-}
-
-// forwardStep sets xi[i] = x[i] + θ′ and returns the step taken, the floating-point
-// (x[i] + θ′) − x[i]: θ′ = θ, doubled while the step is 0 (θ below the spacing of
-// floats at x[i]).
-func forwardStep(xi, x []float64, i int, theta float64) float64 {
-	xi[i] = x[i] + theta
-	step := xi[i] - x[i]
-	for h := theta; step == 0; {
-		h *= 2
-		xi[i] = x[i] + h
-		step = xi[i] - x[i]
-	}
-	return step
-}
-
 // finiteModel returns m, or a *NonFiniteError when v or M holds a NaN or Inf (finite
 // oracle values can still overflow in the differences): every candidate of a NaN model
 // compares false with the acceptance threshold, so such a model would "certify" anything.
@@ -410,4 +349,12 @@ func faceHessian(Z *mat.Dense, x, g []float64, ev *evaluator, s *Settings, r flo
 		}
 	}
 	return S, nil
+}
+
+// densify makes a band model's d×d matrix: the walk, and the deeper search's mirrors,
+// read M's entries.
+func (m *quadModel) densify() {
+	if m.M == nil && m.band != nil {
+		m.M, m.band, m.op = m.band.dense(), nil, nil
+	}
 }

@@ -63,7 +63,7 @@ type testOptions struct {
 	lagrangePruned *int
 	// noBoxCert turns the box certificate off (boxcert.go): every escape walks.
 	noBoxCert bool
-	// noBandModel keeps every finite-difference model dense (bandmodel.go).
+	// noBandModel keeps every finite-difference model dense (fdhessian.go).
 	noBandModel bool
 	// walkOrder walks each subset's children in walk.walkOrder's order instead of
 	// near's.

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The band model (bandmodel.go) against the dense one: fdBand must give fdHessian's
+// The band model (fdhessian.go) against the dense one: fdBand must give fdHessian's
 // matrix bit for bit — by its band, or dense after a column too wide — with the same
 // first non-finite entry, and escapes and whole runs must not depend on which was kept.
 

@@ -7,13 +7,77 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The band model: the finite-difference model kept by its band where the box certificate
+// The finite-difference Hessian of the model (alg:escaping_general_full's columns
+// (∇f(x + θeᵢ) − ∇f(x))/θ), as a d×d matrix (fdHessian) or by its band (fdBand).
+//
+// The band: the finite-difference model kept by its band where the box certificate
 // may decide (issue 15: at d = 1000 the d×d matrix's passes — clearing 8 MB,
 // symmetrizing, the finiteness check, the Frobenius norm, the box test's scan — cost
 // more than the d gradient calls that fill it, while these functions' models are
 // tridiagonal or block-diagonal). The values are the dense model's, bit for bit; the
 // d×d matrix is made only when the box certificate does not decide and the walk runs
 // (quadModel.densify), or when the deeper search reads the model's entries.
+
+// fdHessian writes into M the forward-difference Hessian of line:hessian: columns
+// (g⁽ⁱ⁾ − g)/θ with g⁽ⁱ⁾ = grad(x + θeᵢ) and g the gradient at x, symmetrized — H is
+// symmetric, and averaging the two estimates of each entry halves the antisymmetric
+// error. The step taken is the floating-point (x + θ) − x, exact, not θ; when θ is below
+// the spacing of floats at xᵢ it is doubled until the step is not 0 (a zero step made the
+// model NaN, and a NaN model admits no candidate, hence a false certificate).
+func fdHessian(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []float64) error) error {
+	return fdColumns(M, x, g, theta, grad, 0)
+}
+
+// fdColumns is fdHessian from column from on, the rows of M before it holding the
+// columns before it (fdBand's switch to the dense model).
+func fdColumns(M *mat.SymDense, x, g []float64, theta float64, grad func(g, x []float64) error, from int) error {
+	d := len(x)
+	raw := M.RawSymmetric() // row i holds column i of the differences until symmetrized
+	xi := append([]float64(nil), x...)
+	for i := from; i < d; i++ {
+		step := forwardStep(xi, x, i, theta)
+		gi := raw.Data[i*raw.Stride : i*raw.Stride+d]
+		if err := grad(gi, xi); err != nil {
+			return err
+		}
+		xi[i] = x[i]
+		for j := range gi {
+			gi[j] = (gi[j] - g[j]) / step
+		}
+	}
+	symmetrizeUpper(raw.Data, raw.Stride, d)
+	return nil
+}
+
+// symmetrizeUpper sets the upper triangle of the d×d row-major a (stride s) to
+// ½(a + aᵀ) and its strict lower triangle to 0, in blocks that stay in cache.
+func symmetrizeUpper(a []float64, s, d int) {
+	const bs = 64
+	for I := 0; I < d; I += bs {
+		for J := I; J < d; J += bs {
+			for i := I; i < min(I+bs, d); i++ {
+				for j := max(J, i+1); j < min(J+bs, d); j++ {
+					a[i*s+j] = 0.5 * (a[i*s+j] + a[j*s+i])
+					a[j*s+i] = 0
+				}
+			}
+		}
+	}
+}
+
+// forwardStep sets xi[i] = x[i] + θ′ and returns the step taken, the floating-point
+// (x[i] + θ′) − x[i]: θ′ = θ, doubled while the step is 0 (θ below the spacing of
+// floats at x[i]).
+func forwardStep(xi, x []float64, i int, theta float64) float64 {
+	xi[i] = x[i] + theta
+	step := xi[i] - x[i]
+	for h := theta; step == 0; {
+		h *= 2
+		xi[i] = x[i] + h
+		step = xi[i] - x[i]
+	}
+	return step
+}
 
 // bandSym is a symmetric d×d matrix by its upper band: Mᵢₖ for i ≤ k ≤ i + b at
 // data[i·(b + 1) + k − i]; every other entry above the diagonal is 0 (and the slots past
@@ -166,28 +230,4 @@ func abs(n int) int {
 		return -n
 	}
 	return n
-}
-
-// modelBandMax returns the widest band at which fullEscape keeps a finite-difference
-// model by its band (fdBand), or −1 when it keeps it dense: −1 off a box, where the box
-// certificate cannot decide, and on the switches boxCertificate honours; else the band
-// the box test factorizes as a band and bandProduct multiplies by, (b + 1)·8 ≤ d.
-func (rn *run) modelBandMax(d int) int {
-	if rn.ev.stochasticGrad() || rn.ev.smp != nil || rn.test.noPrune || rn.test.matrixFree || rn.test.noBoxCert || rn.test.noBandModel {
-		return -1
-	}
-	for i := 0; i < rn.c.count(); i++ {
-		if rn.c.boundCoord(i) < 0 || rn.c.isEq(i) || rn.c.isCovered(i) {
-			return -1
-		}
-	}
-	return d/8 - 1
-}
-
-// densify makes a band model's d×d matrix: the walk, and the deeper search's mirrors,
-// read M's entries.
-func (m *quadModel) densify() {
-	if m.M == nil && m.band != nil {
-		m.M, m.band, m.op = m.band.dense(), nil, nil
-	}
 }
