@@ -200,36 +200,33 @@ func (q *lbfgs) reducedStepBox(r []float64, free []bool) []float64 {
 		}
 	}
 	fromAll := 2*nFree > len(free) // WᵀW less the fixed rows
+	var idx []int                  // the rows summed: fixed ones when fromAll, else free ones
+	for j, f := range free {
+		if f != fromAll {
+			idx = append(idx, j)
+		}
+	}
 	vtv := mat.NewSymDense(2*n, nil)
+	if len(idx) > 0 {
+		B := mat.NewDense(2*n, len(idx), nil) // column p is w_{idx[p]}: Σ wⱼwⱼᵀ = BBᵀ
+		raw := B.RawMatrix()
+		for i := 0; i < n; i++ {
+			ry, rs := raw.Data[i*raw.Stride:], raw.Data[(n+i)*raw.Stride:]
+			for p, j := range idx {
+				ry[p], rs[p] = q.y[i][j], q.theta*q.s[i][j]
+			}
+		}
+		vtv.SymOuterK(1, B)
+	}
 	if fromAll {
 		th := q.theta
 		for i := 0; i < n; i++ {
 			for j := i; j < n; j++ {
-				vtv.SetSym(i, j, q.yy[i][j])
-				vtv.SetSym(n+i, n+j, th*th*q.ss[i][j])
+				vtv.SetSym(i, j, q.yy[i][j]-vtv.At(i, j))
+				vtv.SetSym(n+i, n+j, th*th*q.ss[i][j]-vtv.At(n+i, n+j))
 			}
 			for j := 0; j < n; j++ {
-				vtv.SetSym(i, n+j, th*q.sy[j][i]) // yᵢᵀ(θsⱼ)
-			}
-		}
-	}
-	raw := vtv.RawSymmetric()
-	w := make([]float64, 2*n)
-	for j, f := range free {
-		if f == fromAll {
-			continue
-		}
-		for i := 0; i < n; i++ {
-			w[i], w[n+i] = q.y[i][j], q.theta*q.s[i][j]
-		}
-		sg := 1.0
-		if fromAll {
-			sg = -1
-		}
-		for a := range w {
-			row := raw.Data[a*raw.Stride : a*raw.Stride+2*n]
-			for b := a; b < 2*n; b++ {
-				row[b] += sg * w[a] * w[b]
+				vtv.SetSym(i, n+j, th*q.sy[j][i]-vtv.At(i, n+j)) // yᵢᵀ(θsⱼ)
 			}
 		}
 	}
