@@ -231,3 +231,21 @@ func BenchmarkBounded(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGradCalls_d1000 makes 1000 gradient calls per iteration on each case at
+// d = 1000, each at a point moved in one coordinate (as the d finite-difference columns
+// of a certificate are): the floor of an exact certificate from gradients alone, beside
+// BenchmarkBounded's whole runs.
+func BenchmarkGradCalls_d1000(b *testing.B) {
+	for _, c := range Cases(1000) {
+		b.Run(strings.ReplaceAll(c.Name, "/", "_"), func(b *testing.B) {
+			g, x := make([]float64, c.D), append([]float64(nil), c.X0...)
+			for b.Loop() {
+				for i := range 1000 {
+					x[i%c.D] += 1e-8
+					c.Fn.Grad(g, x)
+				}
+			}
+		})
+	}
+}
