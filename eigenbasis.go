@@ -413,8 +413,9 @@ func (eb *eigenbasis) projectOut(h []float64, cols [][]float64) {
 }
 
 // kktOK checks that h̃ (⟂ C after projection) satisfies P((Λ − μI)h̃ + g̃) = 0 up to
-// ebResTol·(s‖h‖ + ‖g‖), projecting h̃ onto C⊥ first.
-func (eb *eigenbasis) kktOK(h []float64, mu float64, cols [][]float64) bool {
+// ebResTol·(s‖h‖ + ‖g‖), projecting h̃ onto C⊥ first; res is the computed residual
+// ‖P((Λ − μI)h̃ + g̃)‖, the gradient on C⊥ that lowerBound charges.
+func (eb *eigenbasis) kktOK(h []float64, mu float64, cols [][]float64) (res float64, ok bool) {
 	nh := floats.Norm(h, 2)
 	if nh > 0 {
 		off := 0.0
@@ -422,7 +423,7 @@ func (eb *eigenbasis) kktOK(h []float64, mu float64, cols [][]float64) bool {
 			off = math.Max(off, math.Abs(floats.Dot(c, h)))
 		}
 		if off > ebResTol*nh {
-			return false
+			return 0, false
 		}
 	}
 	eb.projectOut(h, cols)
@@ -431,7 +432,8 @@ func (eb *eigenbasis) kktOK(h []float64, mu float64, cols [][]float64) bool {
 		z[i] = (eb.lam[i]-mu)*h[i] + eb.gt[i]
 	}
 	eb.projectOut(z, cols)
-	return floats.Norm(z, 2) <= ebResTol*(eb.scale*nh+floats.Norm(eb.gt, 2))
+	res = floats.Norm(z, 2)
+	return res, res <= ebResTol*(eb.scale*nh+floats.Norm(eb.gt, 2))
 }
 
 // prepare sets g̃ = Qᵀg_F + Λ·Qᵀ(p − p_F) for depth t below the base and returns the
@@ -539,6 +541,124 @@ type ebSubset struct {
 
 	psi0Done bool    // ψ(0) has been computed (interior), nh0 = ‖h(0)‖
 	nh0      float64 // ‖h(0)‖ = √ψ(0)
+
+	duals []ebDual // the stationary points lowerBound bounds from
+}
+
+// ebDual is a computed stationary point h̃ ⟂ C of the Lagrangian at multiplier λ = −μ ≥ 0
+// (a left root μ < 0, or μ = 0 when λ₁′ > 0), as lowerBound uses it: the model's value
+// there, ‖h̃‖, the residual ‖P((Λ − μI)h̃ + g̃)‖ (kktOK) and Σ|g̃ᵢh̃ᵢ| + ½Σ|λᵢ|h̃ᵢ², the size
+// of the value's terms.
+type ebDual struct {
+	mu, val, nh, res, terms float64
+}
+
+// dual records eb.h, projected on C⊥ by kktOK, as the stationary point at μ with
+// residual res.
+func (s *ebSubset) dual(mu, res float64) {
+	eb := s.eb
+	terms := 0.0
+	for i, hi := range eb.h {
+		terms += math.Abs(eb.gt[i]*hi) + 0.5*math.Abs(eb.lam[i])*hi*hi
+	}
+	s.duals = append(s.duals, ebDual{mu: mu, val: eb.value(s.c0, eb.h), nh: floats.Norm(eb.h, 2), res: res, terms: terms})
+}
+
+// lowerBound returns a lower bound on min g over z ⟂ C, ‖z‖ ≤ r′ (g(z) = c0 + g̃ᵀz +
+// ½zᵀΛz, the subset's model in the eigenbasis), by Lagrangian duality as
+// denseTRS.lowerBound, so that the walk may prune on it whatever the accuracy of the
+// roots; −Inf when no multiplier qualifies. For λ = −μ ≥ 0 and z in the ball,
+//
+//	g(z) ≥ L(z) = g(z) + ½λ(‖z‖² − r′²) = c0 + q(z) + ½μr′²,   q(z) = g̃ᵀz + ½zᵀ(Λ − μI)z.
+//
+// When zᵀ(Λ − μI)z ≥ κ‖z‖² on C⊥ (κ > 0), q is κ-strongly convex there, so for any
+// h ⟂ C and every z ⟂ C, with ρ = ‖P∇q(h)‖ = ‖P((Λ − μI)h + g̃)‖ (P the projector on C⊥),
+//
+//	q(z) ≥ q(h) + ∇q(h)ᵀ(z − h) + ½κ‖z − h‖² ≥ q(h) − ρ²/(2κ),
+//
+// and therefore, at the computed stationary point h of μ (a left root μ < min(0, λ₁′), or
+// μ = 0 when λ₁′ > 0: ebDual),
+//
+//	min g ≥ g(h) − ½μ‖h‖² + ½μr′² − ρ²/(2κ) − margin.
+//
+// κ = ℓ − μ for an ℓ ∈ (μ, λ₁′) that definiteAbove proves below the spectrum of M′
+// (tried at the midpoint of (μ, λ₁′), then a quarter of the way); at a root computed
+// exactly ρ = 0 and ‖h‖ = r′, and the bound is the root's candidate value. The
+// bound does not rest on the root's accuracy: a root resolved to ‖h‖ = r′(1 − 10⁻⁶)
+// gives the same valid inequality with a larger ρ. With g̃ = 0 no Lagrangian is needed:
+// for ℓ proven ≤ λ₁′, g(z) = c0 + ½zᵀM′z ≥ c0 + ½min(0, ℓ)r′² on the ball, ℓ = λ₁′/2 when
+// λ₁′ > 0 and ℓ = λ₁′ − ebSepTol·s otherwise.
+//
+// Rounding. The data (Λ, C, g̃, c0) are exact for a model within ½‖E‖r′² + ‖e‖r′ + |Δc0|
+// of the subset's on the ball, ‖E‖ ≲ d·ε·s and ‖e‖ ≲ d·ε·‖g̃‖ (the eigendecomposition's
+// and the projections' backward errors, as denseTRS.lowerBound charges). The computed h
+// is ⟂ C up to ≈ 2tε‖h‖ and its residual ρ is computed with error ≤ 4(d + t + 2)·ε·
+// ((s + |μ|)‖h‖ + ‖g̃‖), which ρ is raised by; moving h onto C⊥ and evaluating g(h),
+// ½μ‖h‖² and ½μr′² cost at most 16(d + 2)·ε times |c0| + Σ|g̃ᵢhᵢ| + ½Σ|λᵢ|hᵢ² +
+// |μ|(r′² + ‖h‖²) + (s + |μ|)(r′² + ‖h‖²) + ‖g̃‖(r′ + ‖h‖), the margin, which also covers the
+// data's error above. Cost: one t×t eigendecomposition and O(d·t²) per point (two at
+// most), O(d) per point for the rest.
+func (s *ebSubset) lowerBound() float64 {
+	eb, rs := s.eb, s.rs
+	d, t := float64(eb.d), float64(s.t)
+	sc, ng := eb.scale, floats.Norm(eb.gt, 2)
+	r2 := rs * rs
+	if s.gzero {
+		l := s.l1 / 2
+		if s.l1 <= 0 {
+			l = s.l1 - ebSepTol*sc
+		}
+		if !eb.definiteAbove(l) {
+			return math.Inf(-1)
+		}
+		return s.c0 + 0.5*math.Min(0, l)*r2 - 16*(d+2)*eps*(math.Abs(s.c0)+(sc+math.Abs(l))*r2)
+	}
+	best := math.Inf(-1)
+	for _, p := range s.duals {
+		kappa := 0.0
+		for _, frac := range [2]float64{0.5, 0.25} {
+			if l := p.mu + frac*(s.l1-p.mu); l > p.mu && eb.definiteAbove(l) {
+				kappa = l - p.mu
+				break
+			}
+		}
+		if kappa == 0 {
+			continue
+		}
+		am, nh2 := math.Abs(p.mu), p.nh*p.nh
+		rho := p.res + 4*(d+t+2)*eps*((sc+am)*p.nh+ng)
+		margin := 16 * (d + 2) * eps * (math.Abs(s.c0) + p.terms + am*(r2+nh2) + (sc+am)*(r2+nh2) + ng*(rs+p.nh))
+		best = math.Max(best, p.val-0.5*p.mu*nh2+0.5*p.mu*r2-rho*rho/(2*kappa)-margin)
+	}
+	return best
+}
+
+// definiteAbove reports whether M′ − ℓI ≻ 0 on C⊥ is proven for the eigenbasis data: by
+// Sylvester's law of inertia (compressedEig) M′ has N(ℓ) − neg(F(ℓ)) eigenvalues below ℓ
+// when F(ℓ) = CᵀDC is nonsingular, so the claim holds when that count is 0 and no
+// eigenvalue φ of F can have the wrong sign. F is formed with error ‖ΔF‖₂ ≤ ‖ΔF‖_F ≤
+// γ_{d+3}·max|Dᵢᵢ|·‖C‖_F² (t columns of unit norm) and Syev's eigenvalues are those of the
+// formed F within a few t·ε·‖F‖₂ (Weyl), so every |φⱼ| must exceed
+// 2(d + 8)·t·ε·(max|Dᵢᵢ| + max|φ|). False also at a pole of M or when Syev fails.
+func (eb *eigenbasis) definiteAbove(l float64) bool {
+	b := &eb.bs
+	if !b.factor(eb.lam, l) {
+		return false
+	}
+	maxD, maxPhi := 0.0, 0.0
+	for _, x := range b.dinv {
+		maxD = math.Max(maxD, math.Abs(x))
+	}
+	for _, p := range b.phi {
+		maxPhi = math.Max(maxPhi, math.Abs(p))
+	}
+	tol := 2 * float64(eb.d+8) * float64(b.t) * eps * (maxD + maxPhi)
+	for _, p := range b.phi {
+		if math.Abs(p) <= tol {
+			return false
+		}
+	}
+	return countBelow(eb.lam, l) == b.neg()
 }
 
 // subset returns the backend for the subset t rows below the base, ball radius rs: it
@@ -618,10 +738,17 @@ func (s *ebSubset) psiZero() (float64, bool) {
 	if eb.nearPole(0) {
 		return 0, false
 	}
-	if _, _, _, ok := eb.psi(0); !ok || !eb.kktOK(eb.h, 0, s.cols) {
+	if _, _, _, ok := eb.psi(0); !ok {
+		return 0, false
+	}
+	res, ok := eb.kktOK(eb.h, 0, s.cols)
+	if !ok {
 		return 0, false
 	}
 	nh := floats.Norm(eb.h, 2)
+	if s.l1 > 0 {
+		s.dual(0, res) // the stationary point of g itself (λ = 0)
+	}
 	if math.Abs(nh/s.rs-1) <= ebBandTol {
 		return 0, false
 	}
@@ -654,8 +781,18 @@ func (s *ebSubset) addRoot(mu, muMax float64, add addFunc) bool {
 	if math.Abs(mu) <= ebSepTol*sc || eb.nearPole(mu) {
 		return false
 	}
-	if _, _, _, ok := eb.psi(mu); !ok || !eb.kktOK(eb.h, mu, s.cols) {
+	// A bracket without a sign change makes the root finder stop at its end: then
+	// ‖h(μ)‖ ≠ r′, μ is no root, and the candidate it would give is not the KKT point
+	// that completeness needs.
+	if psi, _, _, ok := eb.psi(mu); !ok || math.Abs(math.Sqrt(psi)/s.rs-1) > ebBandTol {
 		return false
+	}
+	res, ok := eb.kktOK(eb.h, mu, s.cols)
+	if !ok {
+		return false
+	}
+	if mu < 0 && mu < s.l1 {
+		s.dual(mu, res) // the left root: λ = −μ > 0 and M′ − μI ≻ 0
 	}
 	if nh := floats.Norm(eb.h, 2); nh > s.rs {
 		floats.Scale(s.rs/nh, eb.h)
@@ -666,7 +803,7 @@ func (s *ebSubset) addRoot(mu, muMax float64, add addFunc) bool {
 	return true
 }
 
-// roots adds the left root (in [λ₁′ − ‖v′‖/r′, λ₁′ − √w₁/r′], kept when ≤ 0: when
+// roots adds the left root (in [λ₁′ − 2‖v′‖/r′, λ₁′ − √w₁/(2r′)], kept when ≤ 0: when
 // λ₁′ > 0, iff ψ(0) ≥ r′²) and, when λ₁′ < 0, the roots in (λ₁′, λ₂′).
 func (s *ebSubset) roots(muMax float64, add addFunc) bool {
 	if s.gzero {
@@ -689,8 +826,11 @@ func (s *ebSubset) roots(muMax float64, add addFunc) bool {
 			leftHi = math.Inf(-1)
 		}
 	}
-	if leftLo := l1 - s.nv/rs; !math.IsInf(leftHi, -1) {
+	// ψ(λ₁′ − ‖v′‖/r′) ≤ r′² (fact 4) holds with equality when v′ lies on q₁′, and
+	// rounding then leaves no sign change in the bracket: twice as far, ψ ≤ r′²/4.
+	if leftLo := l1 - 2*s.nv/rs; !math.IsInf(leftHi, -1) {
 		mu, ok := s.eb.root(math.Min(leftLo, leftHi), leftHi, rs)
+
 		if !ok || !s.addRoot(mu, muMax, add) {
 			return false
 		}
@@ -763,7 +903,7 @@ func (s *ebSubset) hardCase(add addFunc) bool {
 			return false
 		}
 		b.solve(yoff, eb.gt)
-		if !eb.kktOK(yoff, s.l1, ext) {
+		if _, ok := eb.kktOK(yoff, s.l1, ext); !ok {
 			return false
 		}
 	}
