@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/houdini-opt/houdini/internal/bruteforce"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -333,4 +334,146 @@ func minCand(cs []subCandidate) float64 {
 		q = math.Min(q, c.q)
 	}
 	return q
+}
+
+// TestEigenbasisLowerAdversarial runs escapes whose walks send near-hard subsets to the
+// eigenbasis backend (setEigenAlways; d ≤ 10, small enough for brute force) and puts the
+// walk's decision on a knife edge against internal/bruteforce's exhaustive minimum m*. The
+// subset S₀ is ebRandomCase's (near-hard cases, poles of M next to λ₁′, clustered
+// eigenvalues; its least candidate exceeds its minimum by up to 10⁻¹⁰ of its scale on
+// some, TestEigenbasisLowerBound), its rows cⱼ·y ≤ 0 pass through x = 0, and a row
+// a·y ≤ a·y* with a·y* = ½‖y*‖ passes through S₀'s minimizer y* (the dense backend's), so
+// that S₀ ∪ {a} holds it; keep = −δ/3 is m*(1 ∓ 10⁻⁸), a hair on either side. When
+// m* < keep the escape must find a candidate below keep; it never reports a decrease beyond
+// m*; the full walk (pruning off) agrees. A bound above a subset's minimum by more than
+// 10⁻⁸ of m*, pruning the subtree that holds the minimizer, fails it.
+func TestEigenbasisLowerAdversarial(t *testing.T) {
+	per := 150
+	if testing.Short() {
+		per = 30
+	}
+	rng := rand.New(rand.NewPCG(7, 4343))
+	ctx := context.Background()
+	var built, excess int
+	for _, kind := range []string{"nearhard", "polesnear", "clustered"} {
+		for k := 0; k < per; k++ {
+			c := ebRandomCase(rng, kind)
+			d, nt := c.C.Dims()
+			if nt > 3 || d-nt < 2 {
+				continue // keep the full walk and the brute force small; a needs a direction e
+			}
+			eb := c.eigenSubset(t)
+			cands, _, ok := findInside(eb.subset(nt, c.rs), c.rs, math.Inf(1))
+			dualMin, S := trsDual(t, c.Ms, c.vs, c.rs, c.c0)
+			if ok && minCand(cands)-dualMin > 1e-12*S {
+				excess++
+			}
+			dc, _, ok := findInsideDense(ctx, c.Ms, c.vs, c.rs, c.c0, math.Inf(1))
+			if !ok {
+				continue
+			}
+			best := dc[0]
+			for _, cd := range dc {
+				if cd.q < best.q {
+					best = cd
+				}
+			}
+			ystar := make([]float64, d)
+			mat.NewVecDense(d, ystar).MulVec(c.Z, mat.NewVecDense(len(best.y), best.y))
+			ny := norm(ystar)
+			if ny < 0.5*c.rs {
+				continue
+			}
+			// a = ½ŷ* + (√3/2)e, e a unit vector ⟂ y*, C: a·y* = ½‖y*‖.
+			e := make([]float64, d)
+			for i := range e {
+				e[i] = rng.NormFloat64()
+			}
+			axpy(e, -dot(e, ystar)/(ny*ny), ystar)
+			for j := 0; j < nt; j++ {
+				cj := mat.Col(nil, j, c.C)
+				axpy(e, -dot(e, cj), cj)
+			}
+			scale(e, 1/norm(e))
+			a := make([]float64, d)
+			for i := range a {
+				a[i] = 0.5*ystar[i]/ny + math.Sqrt(3)/2*e[i]
+			}
+			var rows [][]float64
+			var bs []float64
+			for j := 0; j < nt; j++ {
+				rows, bs = append(rows, mat.Col(nil, j, c.C)), append(bs, 0)
+			}
+			rows, bs = append(rows, a), append(bs, dot(a, ystar))
+			A := mat.NewDense(len(rows), d, nil)
+			for i, r := range rows {
+				A.SetRow(i, r)
+			}
+			cons, err := NewConstraints(A, bs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			Q := make([][]float64, d)
+			for i := range Q {
+				Q[i] = mat.Row(nil, i, c.M)
+			}
+			bf := bruteforce.Min(bruteforce.Problem{G: c.g, Q: Q, A: rows, B: bs, R: c.rs}).Value
+			if bf >= 0 {
+				continue // x itself is the minimum: no decrease to hide
+			}
+			built++
+			p := Problem{
+				Grad: func(gr, x []float64) {
+					mat.NewVecDense(d, gr).MulVec(c.M, mat.NewVecDense(d, x))
+					axpy(gr, 1, c.g)
+				},
+				Hess: func(h *mat.SymDense, _ []float64) { h.CopySym(c.M) },
+			}
+			for _, side := range []float64{1, -1} {
+				keep := bf * (1 - side*1e-8)
+				delta := -3 * keep
+				var res [2]*EscapeResult
+				for i, noPrune := range []bool{false, true} {
+					o, err := New(p, cons, Settings{Delta: delta, Radius: c.rs, MaxSubsets: 1 << 16})
+					if err != nil {
+						t.Fatal(err)
+					}
+					o.setNoPrune(noPrune)
+					o.setNoCone(true)
+					o.setNoCap(true)
+					o.setNoBoxCert(true)
+					o.setEigenAlways(true)
+					if res[i], err = o.Escape(ctx, make([]float64, d)); err != nil {
+						t.Fatalf("%s case %d: %v", kind, k, err)
+					}
+				}
+				for i, e := range res {
+					name := []string{"pruned", "full"}[i]
+					switch {
+					case !e.Complete:
+						t.Errorf("%s case %d (%s): walk incomplete", kind, k, name)
+					case side > 0 && e.ModelDecrease < delta/3:
+						t.Errorf("%s case %d (%s): the minimum %.17g is below keep %.17g but the walk found no candidate below it (model decrease %.17g)",
+							kind, k, name, bf, keep, e.ModelDecrease)
+					case e.ModelDecrease > -bf+1e-12*S:
+						t.Errorf("%s case %d (%s): model decrease %.17g beyond the minimum %.17g", kind, k, name, e.ModelDecrease, bf)
+					}
+				}
+				if res[0].Certified != res[1].Certified || (res[0].ModelDecrease > 0) != (res[1].ModelDecrease > 0) {
+					t.Errorf("%s case %d: pruned (certified %v, model decrease %g) and full walk (%v, %g) disagree",
+						kind, k, res[0].Certified, res[0].ModelDecrease, res[1].Certified, res[1].ModelDecrease)
+				}
+			}
+		}
+	}
+	t.Logf("%d instances, each at keep = m*(1 ∓ 1e-8); %d subsets S₀ whose least candidate exceeds their minimum by > 1e-12", built, excess)
+	if built < per {
+		t.Errorf("only %d instances built", built)
+	}
+}
+
+// bruteforceMin is internal/bruteforce's exhaustive minimum of gᵀh + ½hᵀMh over the rows
+// a·h ≤ 0 and ‖h‖ ≤ r.
+func bruteforceMin(g []float64, Q, rows [][]float64, r float64) float64 {
+	return bruteforce.Min(bruteforce.Problem{G: g, Q: Q, A: rows, B: make([]float64, len(rows)), R: r}).Value
 }

@@ -128,6 +128,7 @@ type eigenExaminer struct {
 	depth     int // rows held when eb was built
 	ref       *referenceExaminer
 	fallbacks int
+	always    bool // every subset to the bordered backend (run's test switch eigenAlways)
 }
 
 // newEigenExaminer returns the eigenbasis examiner for the walk's current depth, or nil
@@ -152,7 +153,7 @@ func (e *eigenExaminer) examine(w *walk) float64 {
 		e.consider(w, cands)
 		return lower
 	}
-	if t < len(w.x) && e.eb.cheaper(tt) {
+	if t < len(w.x) && (e.always || e.eb.cheaper(tt)) {
 		if cands, lower, ok := findInside(e.eb.subset(tt, rs), rs, w.pool.keep); ok {
 			e.consider(w, cands)
 			return lower

@@ -51,6 +51,9 @@ func (o *Optimizer) UseConeEverywhere() { o.countConePrunes(new(int)) }
 // FindInside backend) instead of from M's eigenbasis.
 func (o *Optimizer) setReferenceEscape(on bool) { o.test.referenceEscape = on }
 
+// setEigenAlways sends every subset below the base to the eigenbasis backend.
+func (o *Optimizer) setEigenAlways(on bool) { o.test.eigenAlways = on }
+
 // setMatrixFree makes the full path matrix-free at every d: the model an operator
 // (without Problem.Hess) and every subset examined by the Krylov examiner, exactly up to
 // face dimension exact (−1: never; 0: krylovExactDim).

@@ -66,6 +66,7 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 		}
 	case !rn.test.referenceEscape:
 		if eig = newEigenExaminer(w, ref); eig != nil {
+			eig.always = rn.test.eigenAlways
 			w.ex = eig
 		}
 	}

@@ -53,6 +53,10 @@ type testOptions struct {
 	// referenceEscape examines every subset with the dense FindInside backend instead of
 	// from M's eigenbasis.
 	referenceEscape bool
+	// eigenAlways sends every subset below the base to the eigenbasis backend, even where
+	// eigenbasisCheaper expects the dense one to be faster (small d), so that tests reach
+	// it on instances small enough for brute force.
+	eigenAlways bool
 	// matrixFree builds the model as an operator without Problem.Hess and examines every
 	// subset by the Krylov examiner, at every d (MatrixFreeDim and krylovDenseDim on);
 	// krylovExact is then its exactly examined face dimension instead of krylovExactDim.
