@@ -157,9 +157,9 @@ func (w *cornerExaminer) examine(wk *walk) float64 {
 	// Projected gradient step to the sphere of radius r′ around p.
 	copy(w.y, w.gp)
 	w.project(w.y)
-	if ng := norm(w.y); ng > 0 {
+	if unitDir(w.y, w.y) > 0 { // not −rs/‖y‖·y: rs/‖y‖ overflows for a subnormal gradient
 		for j := range w.y {
-			w.y[j] *= -rs / ng
+			w.y[j] *= -rs
 		}
 		if !w.evalMy() {
 			return math.Inf(-1)

@@ -204,8 +204,9 @@ func findInside(be trsBackend, rs, keep float64) (cands []subCandidate, lower fl
 	}
 	if nv > 0 {
 		y := make([]float64, m)
-		for i, vi := range v {
-			y[i] = -rs / nv * vi
+		unitDir(y, v) // not −rs/nv·v: rs/nv overflows for a subnormal v′
+		for i := range y {
+			y[i] *= -rs
 		}
 		l.put(func() []float64 { return y }, be.value(y), CaseLargeGradient)
 	}

@@ -89,12 +89,10 @@ func lanczosRunFrom(op faceOp, start []float64, kmax int, done func(*lanczosRun)
 	lr := &lanczosRun{}
 	q := append([]float64(nil), start...)
 	op.proj(q)
-	nq := norm(q)
-	if !(nq > 0) {
+	if !(unitDir(q, q) > 0) { // not q/‖q‖: 1/‖q‖ overflows for a subnormal gradient
 		lr.invariant = true
 		return lr
 	}
-	scale(q, 1/nq)
 	big := 0.0
 	for k := 0; k < kmax; k++ {
 		w := make([]float64, len(q))

@@ -43,6 +43,26 @@ func axpy(dst []float64, a float64, x []float64) { floats.AddScaled(dst, a, x) }
 // scale multiplies x by a in place.
 func scale(x []float64, a float64) { floats.Scale(a, x) }
 
+// unitDir writes x/‖x‖₂ into dst (which may be x) and returns ‖x‖₂; dst is left alone when
+// x = 0. It divides by m = max|xᵢ| first, so that the quotients lie in [−1, 1], their
+// norm in [1, √n], and nothing overflows: 1/‖x‖ itself is +Inf when ‖x‖ < 2⁻¹⁰²⁴ (a
+// subnormal gradient), and x·(r/‖x‖) overflows whenever r/‖x‖ does.
+func unitDir(dst, x []float64) float64 {
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	if !(m > 0) {
+		return 0
+	}
+	for i, v := range x {
+		dst[i] = v / m
+	}
+	n := norm(dst[:len(x)])
+	scale(dst[:len(x)], 1/n)
+	return m * n
+}
+
 func sub(x, y []float64) []float64 {
 	z := make([]float64, len(x))
 	for i := range x {
