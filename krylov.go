@@ -136,21 +136,38 @@ func (lr *lanczosRun) ritzExtremes() (lo, hi float64) {
 }
 
 // kwEps returns ε of the Kuczyński–Woźniakowski bound for k steps in dimension m at
-// failure probability xi for one side: 1.648·√m·e^{−√ε(2k−1)} = xi.
+// failure probability xi for one side: 1.648·√m·e^{−√ε(2k−1)} = xi. It holds for a k
+// fixed before the run; a run stopped at a step chosen from its iterates needs kwStopEps.
 func kwEps(k, m int, xi float64) float64 {
 	s := math.Log(1.648*math.Sqrt(float64(m))/xi) / float64(2*k-1)
 	return s * s
 }
 
+// kwStopEps returns ε of the Kuczyński–Woźniakowski bound for a run that stopped after k
+// of at most kmax steps, at a step its stopping rule chose by looking at the iterates, with
+// failure probability xi for one side over the whole run. For a fixed step j the bound at
+// failure probability ξⱼ fails on an event Eⱼ of the random start with P(Eⱼ) ≤ ξⱼ; the
+// rule's step τ is random and depends on the start, so P(E_τ) ≤ ξ_τ does not follow, but
+// E_τ ⊆ E₁ ∪ … ∪ E_kmax, so with ξⱼ = xi/kmax
+//
+//	P(the bound fails at the step the run stopped) ≤ Σⱼ₌₁..kmax ξⱼ = xi.
+//
+// kmax must not depend on the run (findInsideKrylov's is min(m, krylovMaxSteps)). The cost
+// is ln(kmax) in the exponent: at kmax = 300 and xi = 5·10⁻⁷, √ε grows by about 30%.
+func kwStopEps(k, kmax, m int, xi float64) float64 {
+	return kwEps(k, m, xi/float64(kmax))
+}
+
 // lam1Bound returns L₁ ≤ λ₁(M′), which holds except with probability fail, from a run
-// from a random start and the smallest and largest Ritz values seen (those of a larger
-// space containing the run's are as good); fail is 0 after a breakdown (the random start
-// then met every eigenspace, with probability 1) and L₁ = −Inf when ε ≥ ½.
-func lam1Bound(lr *lanczosRun, m int, lo, hi float64) (L1, fail float64) {
+// from a random start of at most kmax steps, stopped by a rule that looks at its iterates
+// (kwStopEps), and the smallest and largest Ritz values seen (those of a larger space
+// containing the run's are as good); fail is 0 after a breakdown (the random start then
+// met every eigenspace, with probability 1) and L₁ = −Inf when ε ≥ ½.
+func lam1Bound(lr *lanczosRun, m, kmax int, lo, hi float64) (L1, fail float64) {
 	if lr.invariant {
 		return lo, 0
 	}
-	eps := kwEps(len(lr.alpha), m, krylovFailProb/2)
+	eps := kwStopEps(len(lr.alpha), kmax, m, krylovFailProb/2)
 	if eps >= 0.5 {
 		return math.Inf(-1), krylovFailProb
 	}
@@ -209,7 +226,7 @@ func findInsideKrylov(ctx context.Context, op faceOp, g []float64, c0, rs, keep,
 			// decides nothing (no prune below keep = −δ/3, no certificate) and needs no accuracy.
 			return true
 		}
-		eps := kwEps(k, op.m, krylovFailProb/2)
+		eps := kwStopEps(k, kmax, op.m, krylovFailProb/2) // lam1Bound's, at this step
 		return eps < 0.5 && eps*(hi-lo)/(1-2*eps) <= lamTol
 	})
 	nv := norm(g)
@@ -228,7 +245,7 @@ func findInsideKrylov(ctx context.Context, op faceOp, g []float64, c0, rs, keep,
 	if !ok {
 		return res
 	}
-	L1, fail := lam1Bound(ra, op.m, lo, hi)
+	L1, fail := lam1Bound(ra, op.m, kmax, lo, hi)
 	V, W := unionBasis(rb, U, MU)
 	K := len(V)
 	T := mat.NewSymDense(K, nil)
@@ -367,7 +384,9 @@ func (lr *lanczosRun) ritzPairs(n int) (lo, hi float64, U, MU [][]float64, ok bo
 // eigenvector on which the random start has a component below about 10⁻¹⁰ of its norm
 // (a 2026-11-23 review built one: diag(1, 1, 1, 1, 1000) from a start with 10⁻¹⁴ on the
 // last coordinate), an event far rarer than krylovFailProb for a Gaussian start, which is
-// not charged. lam1Bound uses the same convention.
+// not charged. lam1Bound uses the same convention. The run takes its kmax steps whatever
+// the iterates (it stops early only at a breakdown, where the bound is exact), so the
+// bound for a fixed k, kwEps, applies; lam1Bound's runs stop by a rule and need kwStopEps.
 func normBound(op faceOp, z []float64, kmax int) (bound float64, exact bool) {
 	lr := lanczosRunFrom(op, z, min(op.m, kmax), func(*lanczosRun) bool { return false })
 	if len(lr.alpha) == 0 {

@@ -250,3 +250,39 @@ func BenchmarkFindInside(b *testing.B) {
 		}
 	})
 }
+
+// TestKWStopEpsUnion: the Krylov backend's bound on λ₁ is taken at the step where the
+// run's stopping rule, which looks at the iterates, stopped it, so the failure probability
+// of the Kuczyński–Woźniakowski bound for a fixed step does not apply; the union over
+// every step the run could stop at must stay within krylovFailProb. From the L₁ that
+// lam1Bound returns for a run stopped at step k of kmax, the ε it used is recovered
+// (lo − L₁ = ε(hi − lo)/(1 − 2ε)), and the failure probability of the bound at that ε,
+// 2·1.648·√m·e^{−√ε(2k−1)} for both sides, summed over the kmax steps the run could have
+// stopped at, must not exceed krylovFailProb, the fail lam1Bound reports. With the
+// fixed-step ε (kwEps at krylovFailProb/2, as before) the sum is kmax·krylovFailProb.
+func TestKWStopEpsUnion(t *testing.T) {
+	for _, m := range []int{30, 1000, 100000} {
+		for _, kmax := range []int{2, 24, min(m, krylovMaxSteps)} {
+			total := 0.0
+			for k := 1; k <= kmax; k++ {
+				lo, hi := -1.0, 3.0
+				lr := &lanczosRun{alpha: make([]float64, k)}
+				L1, fail := lam1Bound(lr, m, kmax, lo, hi)
+				if fail != krylovFailProb {
+					t.Errorf("m %d, k %d of %d: fail %g, want %g", m, k, kmax, fail, krylovFailProb)
+				}
+				if math.IsInf(L1, -1) {
+					continue // ε ≥ ½: L₁ = −Inf never fails
+				}
+				d := lo - L1
+				e := d / (hi - lo + 2*d)
+				p := 2 * 1.648 * math.Sqrt(float64(m)) * math.Exp(-math.Sqrt(e)*float64(2*k-1))
+				total += p
+			}
+			if total > krylovFailProb*(1+1e-9) {
+				t.Errorf("m %d, kmax %d: the union over the stopping steps fails with probability %g > krylovFailProb = %g",
+					m, kmax, total, krylovFailProb)
+			}
+		}
+	}
+}
