@@ -88,12 +88,9 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 	// qmin is within η (eqErr and forcedErr included) of the model's minimum over
 	// (S − x) ∩ B(0, r) (walk.go); with the Krylov backend only the first subset's bound
 	// is (krylovExaminer), with probability 1 − kry.fail.
-	cert, fail := rn.modelCertifies(w, eta)
+	cert, walkFail, modelFail := rn.modelCertifies(w, eta)
 	res.Certified = res.Complete && decidable && cert
-	res.Confidence = 1 - fail
-	if rn.ev.stochasticGrad() {
-		res.Confidence -= rn.s.Stochastic.FailProb // see buildStochasticModel
-	}
+	res.Confidence = rn.confidenceOf(walkFail, modelFail)
 	switch {
 	case res.Certified:
 		res.CertifiedRadius = rn.r
@@ -113,20 +110,33 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 // decrease of δ/2 over S ∩ B(x, r): qmin > −δ/2 + η when every face was examined exactly;
 // with the Krylov examiner's inexact faces, the first subset's bound or the cone bound at
 // the root, whichever is larger (krylovExaminer.certLower), which fails with probability
-// at most fail.
+// at most walkFail (the walk's own Lanczos runs, each from a fresh random start).
 //
 // A matrix-free model's η and error terms rest on normBound's bound on ‖M‖₂ (operatorNorm),
 // which fails with probability krylovFailProb unless its Lanczos run was exact: that
-// event (the same one forcedCostsCoords' shortcut rests on) is charged once.
-func (rn *run) modelCertifies(w *walk, eta float64) (ok bool, fail float64) {
-	fail = w.normFail
+// event (the same one forcedCostsCoords' shortcut rests on) is the model's, modelFail,
+// charged once however many walks use the model.
+func (rn *run) modelCertifies(w *walk, eta float64) (ok bool, walkFail, modelFail float64) {
+	modelFail = w.normFail
 	if w.mod.M == nil && !w.mod.nrm2Exact {
-		fail = krylovFailProb
+		modelFail = krylovFailProb
 	}
 	if kry, isKry := w.ex.(*krylovExaminer); isKry && kry.inexact {
-		return kry.certLower() > -rn.s.Delta/2+eta, kry.fail + fail
+		return kry.certLower() > -rn.s.Delta/2+eta, kry.fail, modelFail
 	}
-	return w.pool.qmin > -rn.s.Delta/2+eta, fail
+	return w.pool.qmin > -rn.s.Delta/2+eta, 0, modelFail
+}
+
+// confidenceOf returns the probability that a certificate holds whose walks' Lanczos
+// bounds fail with probability at most walkFail in all and whose model's with modelFail:
+// 1 − walkFail − modelFail, less Stochastic.FailProb for a model built from stochastic
+// estimates (buildStochasticModel), by the union bound.
+func (rn *run) confidenceOf(walkFail, modelFail float64) float64 {
+	c := 1 - walkFail - modelFail
+	if rn.ev.stochasticGrad() {
+		c -= rn.s.Stochastic.FailProb
+	}
+	return c
 }
 
 // Certified radius (issue 14 item 4): the radii tried below r when the walk stops at
@@ -152,8 +162,16 @@ const (
 // a walk's best candidates lower f by more than δ/3 (verifyBest), that move within
 // r′ ≤ r is reported as Found instead. res.Vacuous reports that at r′ the model cannot
 // decrease by δ/2 at all, whatever the rows: ‖v‖r′ + ½‖M‖_F r′² ≤ δ/2.
+//
+// Confidence. The radius reported is chosen by looking at the walks' verdicts, so the
+// certificate at r′ fails only if one of the walks that certified (at r/64 … r′) did: by
+// the union bound its failure probability is at most the sum of their walkFail (each
+// walk's Lanczos runs start afresh) plus the model's modelFail and stochastic failure,
+// charged once (every walk uses the same model). res.Confidence is 1 minus that (0 when no
+// radius certifies or a move is found).
 func (rn *run) shrinkRadius(ctx context.Context, res *EscapeResult, mod *quadModel) error {
 	pool := max(maxRadiusHalvings, rn.s.MaxSubsets/radiusBudgetDiv)
+	walkFails, modelFail := 0.0, 0.0
 	for k := maxRadiusHalvings; k >= 1 && pool > 0; k-- {
 		r := math.Ldexp(rn.r, -k)
 		wr, w, eta := rn.walkModelAt(ctx, res.X, mod, -rn.s.Delta/3, r, pool)
@@ -164,13 +182,15 @@ func (rn *run) shrinkRadius(ctx context.Context, res *EscapeResult, mod *quadMod
 			return nil
 		}
 		if found, err := rn.verifyBest(res, w); found || err != nil {
-			res.CertifiedRadius, res.Vacuous = 0, false
+			res.CertifiedRadius, res.Vacuous, res.Confidence = 0, false, 0
 			return err
 		}
-		if cert, _ := rn.modelCertifies(w, eta); w.stopped || !cert {
+		cert, walkFail, mf := rn.modelCertifies(w, eta)
+		if w.stopped || !cert {
 			return nil
 		}
-		res.CertifiedRadius = r
+		walkFails, modelFail = walkFails+walkFail, math.Max(modelFail, mf)
+		res.CertifiedRadius, res.Confidence = r, rn.confidenceOf(walkFails, modelFail)
 		res.Vacuous = norm(mod.v)*r+0.5*mod.normF()*r*r <= rn.s.Delta/2
 	}
 	return nil

@@ -178,7 +178,7 @@ func (rn *run) recordEscape(e *EscapeResult) {
 	} else {
 		st.FullEscapes++
 	}
-	rn.kkt = &kktPoint{x: rn.x, active: e.Active, residual: e.KKTResidual, certR: e.CertifiedRadius, vacuous: e.Vacuous}
+	rn.kkt = &kktPoint{x: rn.x, active: e.Active, residual: e.KKTResidual, certR: e.CertifiedRadius, conf: e.Confidence, vacuous: e.Vacuous}
 	if e.Found {
 		rn.undo = nil
 		st.Cases[e.Case]++
@@ -310,6 +310,9 @@ func (rn *run) result(status Status) (*Result, error) {
 	if k := rn.kkt; k != nil && slices.Equal(k.x, rn.x) {
 		res.Active, res.KKTResidual = k.active, k.residual
 		res.CertifiedRadius, res.Vacuous = k.certR, k.vacuous
+		if status != StatusCertified && k.certR > 0 {
+			res.Confidence = k.conf // the certificate at the shrunk radius (StatusSubsetLimit)
+		}
 	} else {
 		res.Active, res.KKTResidual = rn.c.activeSet(rn.x, nil, rn.s.FeasTol)
 	}

@@ -39,9 +39,9 @@ type kktPoint struct {
 	x        []float64
 	active   []ActiveConstraint
 	residual float64
-	// certR and vacuous are the escape's CertifiedRadius and Vacuous.
-	certR   float64
-	vacuous bool
+	// certR, vacuous and conf are the escape's CertifiedRadius, Vacuous and Confidence.
+	certR, conf float64
+	vacuous     bool
 }
 
 // testOptions are switches that only the tests set (export_test.go), to compare the

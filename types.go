@@ -218,12 +218,16 @@ type EscapeResult struct {
 	// reports that thm:copositive_case's checked conditions hold and no subset yielded a
 	// move, so x is a δ-SOSP of the quadratic f with probability Confidence.
 	Certified bool
-	// Confidence is the probability that a certificate holds: 1 for MethodFull with exact
-	// oracles and a d×d model; for a matrix-free one (MatrixFreeDim) 1 − Σ ξ over the
-	// subsets whose bound rests on a Lanczos run from a random start (ξ = 10⁻⁶ each, the
-	// Kuczyński–Woźniakowski bound on the smallest eigenvalue; 1 when none did);
-	// 1 − Stochastic.FailProb for a model built from stochastic estimates (see
-	// Settings.Stochastic), 1 − Corner.FailProb for MethodCorner; 0 when not Certified.
+	// Confidence is the probability that the certificate at CertifiedRadius holds: 1 for
+	// MethodFull with exact oracles and a d×d model; for a matrix-free one (MatrixFreeDim)
+	// 1 − Σ ξ over the subsets whose bound rests on a Lanczos run from a random start
+	// (ξ = 10⁻⁶ each, the Kuczyński–Woźniakowski bound on the smallest eigenvalue, taken
+	// over every step the run could stop at; 1 when none did), less 10⁻⁶ once when the
+	// model's bound on ‖M‖₂ is a Lanczos one; 1 − Stochastic.FailProb for a model built from
+	// stochastic estimates (see Settings.Stochastic), 1 − Corner.FailProb for MethodCorner.
+	// For a CertifiedRadius below Radius the sum runs over the walks that certified at
+	// every radius tried up to it (the radius reported is chosen from their verdicts). 0
+	// when CertifiedRadius is 0.
 	Confidence float64
 	// Case is the FindInside case that produced X.
 	Case Case
@@ -248,8 +252,8 @@ type EscapeResult struct {
 	// cannot decrease by δ/2 anyway (‖v‖r′ + ½‖M‖_F·r′² ≤ δ/2), so the certificate says
 	// nothing. The walks below Radius are counted in Examined and Pruned. On a
 	// matrix-free model (MatrixFreeDim) a CertifiedRadius below Radius rests on Lanczos
-	// bounds, as a certificate there does (Confidence), with a failure probability that no
-	// field reports (at most 10⁻⁶ per bound).
+	// bounds, as a certificate there does, and Confidence says with what probability it
+	// holds.
 	CertifiedRadius float64
 	Vacuous         bool
 	// Complete reports that the subset walk ran to the end (neither MaxSubsets nor the
@@ -359,7 +363,7 @@ type Result struct {
 	Delta, Radius float64
 	// CertifiedRadius and Vacuous are the last escape's at X (EscapeResult.CertifiedRadius):
 	// Radius when Certified; with StatusSubsetLimit, the largest r′ = Radius/2ᵏ at which
-	// X is certified, or 0.
+	// X is certified (with probability Confidence), or 0.
 	CertifiedRadius float64
 	Vacuous         bool
 	// MaxViolation is the largest scaled violation of a constraint at X (Constraints.Violation,
@@ -382,7 +386,9 @@ type Result struct {
 	// model (and for a certificate whose model came from full passes over a finite Sampled
 	// data set), below 1 where a matrix-free escape's bound rests on Lanczos
 	// (EscapeResult.Confidence), 1 − Stochastic.FailProb for one built from stochastic
-	// estimates, 1 − Corner.FailProb for the corner path, 0 without a certificate.
+	// estimates, 1 − Corner.FailProb for the corner path, 0 without a certificate. With
+	// StatusSubsetLimit and a CertifiedRadius above 0 it is that certificate's
+	// (EscapeResult.Confidence).
 	Confidence float64
 	// Sigma is the σ the run used for a stochastic oracle: Settings.Stochastic.Sigma, or the
 	// estimate pooled over the run's oracle calls when that is 0 — per call of a plain
