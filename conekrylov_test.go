@@ -86,7 +86,7 @@ func freeConeWalk(t *testing.T, in *bruteforce.Instance) *walk {
 			nf += M.At(a, b) * M.At(a, b)
 		}
 	}
-	w.mod = &quadModel{v: w.mod.v, nrm: math.Sqrt(nf), nrm2: math.Sqrt(nf), nrm2Exact: true,
+	w.mod = &quadModel{v: w.mod.v, nrm: math.Sqrt(nf), nrm2: math.Sqrt(nf), lam1: -math.Sqrt(nf), nrm2Exact: true,
 		op: func(dst, h []float64) error {
 			for a := range dst {
 				dst[a] = 0

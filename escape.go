@@ -112,7 +112,7 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 // the root, whichever is larger (krylovExaminer.certLower), which fails with probability
 // at most walkFail (the walk's own Lanczos runs, each from a fresh random start).
 //
-// A matrix-free model's η and error terms rest on normBound's bound on ‖M‖₂ (operatorNorm),
+// A matrix-free model's η and error terms rest on spectrumBounds' bound on ‖M‖₂ (operatorNorm),
 // which fails with probability krylovFailProb unless its Lanczos run was exact: that
 // event (the same one forcedCostsCoords' shortcut rests on) is the model's, modelFail,
 // charged once however many walks use the model.
@@ -196,15 +196,17 @@ func (rn *run) shrinkRadius(ctx context.Context, res *EscapeResult, mod *quadMod
 	return nil
 }
 
-// operatorNorm sets, for a matrix-free model, normBound's bound on ‖M‖₂ (krylovNormSteps
-// products) and the bound on ‖M‖_F that η and the walk's error terms use, √d times it.
+// operatorNorm sets, for a matrix-free model, spectrumBounds' bounds L₁ ≤ λ₁(M) and
+// ‖M‖₂ ≤ max(−L₁, Λ) (at most spectrumMaxSteps products), and the bound on ‖M‖_F that η
+// and the walk's error terms use, √d times the latter.
 func (rn *run) operatorNorm(mod *quadModel, d int) {
 	z := make([]float64, d)
 	for j := range z {
 		z[j] = rn.rng.NormFloat64()
 	}
 	op := faceOp{mul: mod.mul, proj: func([]float64) {}, m: d, err: func() error { return mod.err }}
-	mod.nrm2, mod.nrm2Exact = normBound(op, z, krylovNormSteps)
+	lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps)
+	mod.nrm2, mod.lam1, mod.nrm2Exact = math.Max(-lo, hi), lo, exact
 	mod.nrm = math.Sqrt(float64(d)) * mod.nrm2
 }
 

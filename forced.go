@@ -47,8 +47,8 @@ const (
 //	(b) âₗ·dᵢ ≤ 0 for every near row l ∉ E, unless l holds on the whole disc
 //	    (‖P_N âₗ‖·ρ ≤ its offset in the frame) or is parallel to a row k of E with an
 //	    offset no smaller (it holds wherever that row does),
-//	(c) μᵢ > cᵢ, cᵢ the smaller of forcedCosts's two bounds (ρ‖P_N M dᵢ‖ + ½ρ·max(0,
-//	    −dᵢᵀMdᵢ)/‖dᵢ‖ is the first).
+//	(c) μᵢ > cᵢ, cᵢ the smaller of forcedCosts's two bounds (ρ·√(‖P_N M dᵢ‖² +
+//	    ¼·max(0, −dᵢᵀMdᵢ)²/‖dᵢ‖²) is the first).
 //
 // Each row is judged on its own: the rows of E that fail stay in E, so that no row of F
 // has to share what it gives up with them.
@@ -70,8 +70,10 @@ const (
 //
 //	q(z) − q(z′) = tᵢ·(μᵢ − z′ᵀM dᵢ + ½tᵢ·dᵢᵀMdᵢ) ≥ tᵢ·(μᵢ − cᵢ) > 0
 //
-// by (c) (forcedCosts bounds z′ᵀMdᵢ and the curvature): no minimizer over S_w ∩ D leaves a
-// row of F. When there are no equalities and every row of E has sᵢ ≤ 0 (bounds x sits
+// by (c) (forcedCosts bounds z′ᵀMdᵢ and the curvature; for its first bound, z′ᵀMdᵢ ≤
+// ‖z′‖·‖P_N Mdᵢ‖ and −½tᵢ·dᵢᵀMdᵢ ≤ tᵢ‖dᵢ‖·½max(0, −dᵢᵀMdᵢ)/‖dᵢ‖, and the pair
+// (‖z′‖, tᵢ‖dᵢ‖) has length at most ‖z‖ ≤ ρ by the display above, so Cauchy–Schwarz in
+// ℝ² bounds their sum): no minimizer over S_w ∩ D leaves a row of F. When there are no equalities and every row of E has sᵢ ≤ 0 (bounds x sits
 // on, a row x violates within the tolerance), the frame is x itself (ṽ = v, ρ = r,
 // D = B(0, r)): with t = s − A_E z ≥ 0 the same steps hold (z·dᵢ = (G⁻¹s)ᵢ − (G⁻¹t)ᵢ ≤
 // −(G⁻¹t)ᵢ as s ≤ 0, and ‖U_Eᵀz‖² = (t − s)ᵀG⁻¹(t − s)), and the walk's set
@@ -409,10 +411,11 @@ func (w *walk) commitForced(held []int, shift, p float64) {
 // condition (c) of holdForcedRows, the smaller of its two bounds on what z′ᵀM dᵢ and
 // the curvature along dᵢ can give back:
 //
-//	ρ·‖P_N M dᵢ‖ + ½ρ·max(0, −Nᵢᵢ)/‖dᵢ‖,
+//	ρ·√(‖P_N M dᵢ‖² + ¼·max(0, −Nᵢᵢ)²/‖dᵢ‖²),
 //	ρ·‖P_Z M dᵢ‖ + ρ·‖(max(0, −Nₖᵢ)/‖dₖ‖)ₖ≠ᵢ‖ + ½ρ·max(0, −Nᵢᵢ)/‖dᵢ‖,
 //
 // N = DᵀMD and P_Z the projection on the directions F and the equalities leave free. The
+// first is holdForcedRows's Cauchy–Schwarz step (‖z′‖² + tᵢ²‖dᵢ‖² ≤ ρ²). The
 // second follows from z′ = P_Z z′ − Σₖ≠ᵢ tₖdₖ (z′ ∈ N, âₖ·dⱼ = δₖⱼ) and Σₖ tₖ²‖dₖ‖² ≤ tᵀG⁻¹t ≤ ρ²
 // (G⁻¹ ≥ 0): z′ᵀMdᵢ ≤ ρ‖P_Z M dᵢ‖ + Σₖ≠ᵢ tₖ·max(0, −Nₖᵢ), then Cauchy–Schwarz. A failing row
 // gets +Inf.
@@ -430,7 +433,7 @@ func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool) []float64 {
 			continue
 		}
 		w.mod.mul(Md, D[i])
-		curv := 0.5 * rho * math.Max(0, -dot(D[i], Md)) / nd[i]
+		curv := 0.5 * math.Max(0, -dot(D[i], Md)) / nd[i]
 		neg := 0.0
 		for k := range f {
 			if k != i {
@@ -446,7 +449,7 @@ func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool) []float64 {
 			b := w.basisVec(k)
 			axpy(Md, -dot(b, Md), b)
 		}
-		costs[i] = rho*math.Min(pn, norm(Md)+math.Sqrt(neg)) + curv
+		costs[i] = rho * math.Min(math.Hypot(pn, curv), norm(Md)+math.Sqrt(neg)+curv)
 	}
 	return costs
 }
@@ -531,10 +534,16 @@ func (w *walk) forcedSignsCoords(held []int, fr forcedFrame, fail []bool) {
 // forcedCostsCoords is forcedCosts for held rows that are coordinates (dᵢ = σᵢe_{jᵢ},
 // ‖dᵢ‖ = 1, Nₖᵢ = σₖ(Mdᵢ)_{jₖ}, P_Z sets F's coordinates to 0 after P_N): one product and
 // O(d) per row that has not failed, +Inf for the others — except, for a matrix-free model,
-// rows whose multiplier μᵢ exceeds 1.5ρ‖M‖₂ by normBound's bound (cᵢ ≤ 1.5ρ‖M‖₂): no
-// product, and, unless the bound is exact, from d = normShortcutDim on only, the bound's
-// failure probability joins the escape's (walk.normFail). At a max-cut vertex most
-// multipliers are ≥ 1 against 1.5ρ‖M‖₂ ≈ 0.6: n products become a fraction of n.
+// rows whose multiplier exceeds
+//
+//	c = ρ·√(‖M‖₂² + ¼·max(0, −λ₁)²)
+//
+// by spectrumBounds' bounds on ‖M‖₂ and λ₁ (the first bound of forcedCosts is at most c:
+// ‖P_N Mdᵢ‖ ≤ ‖M‖₂ and −Nᵢᵢ = −dᵢᵀMdᵢ ≤ −λ₁ as ‖dᵢ‖ = 1): no product, and, unless the
+// bounds are exact, from d = normShortcutDim on only, their failure probability joins the
+// escape's (walk.normFail). At a max-cut vertex of an Erdős–Rényi graph of average degree
+// 6 (M = ½W, ‖M‖₂ ≈ 3.6, λ₁ ≈ −2.7 at n = 10⁵) c ≈ 0.39 at r = 0.1, below the multipliers'
+// smallest nonzero value ½: n products become none.
 func (w *walk) forcedCostsCoords(f int, rho float64, mu []float64, fail []bool) []float64 {
 	d := len(w.x)
 	costs := make([]float64, f)
@@ -544,17 +553,20 @@ func (w *walk) forcedCostsCoords(f int, rho float64, mu []float64, fail []bool) 
 		j, sign := w.basis.isCoord(w.base + k)
 		sgn[j] = sign
 	}
+	short := 0.0 // c of the shortcut, 0: off
+	if nb := w.mod.nrm2; nb > 0 && (d >= normShortcutDim || w.mod.nrm2Exact) {
+		short = rho * math.Hypot(nb, 0.5*math.Max(0, -w.mod.lam1)) * (1 + 1e-9)
+	}
 	unit, Md := make([]float64, d), make([]float64, d)
 	for i := range f {
 		if fail[i] || w.ctx.Err() != nil { // a product per row: at d = 10⁵, minutes
 			costs[i] = math.Inf(1)
 			continue
 		}
-		if nb := w.mod.nrm2; nb > 0 && (d >= normShortcutDim || w.mod.nrm2Exact) && mu[i] > 1.5*rho*nb*(1+1e-9) {
-			// ‖P_N Mdᵢ‖ ≤ ‖M‖₂ and −Nᵢᵢ ≤ ‖M‖₂ (‖dᵢ‖ = 1): the first bound is at most
-			// 1.5ρ‖M‖₂, and μᵢ exceeds it without a product. A bound from Lanczos adds its
+		if short > 0 && mu[i] > short {
+			// μᵢ exceeds the first bound without a product. Bounds from Lanczos add their
 			// failure probability to the escape's (modelCertifies).
-			costs[i] = 1.5 * rho * nb * (1 + 1e-9)
+			costs[i] = short
 			if !w.mod.nrm2Exact {
 				w.normFail = krylovFailProb
 			}
@@ -570,7 +582,7 @@ func (w *walk) forcedCostsCoords(f int, rho float64, mu []float64, fail []bool) 
 			w.mod.mul(Md, unit)
 			unit[j] = 0
 		}
-		curv := 0.5 * rho * math.Max(0, -sign*Md[j])
+		curv := 0.5 * math.Max(0, -sign*Md[j])
 		neg := 0.0
 		for m, v := range Md {
 			if n := -sgn[m] * v; n > 0 && m != j {
@@ -587,7 +599,7 @@ func (w *walk) forcedCostsCoords(f int, rho float64, mu []float64, fail []bool) 
 				pz2 += v * v
 			}
 		}
-		costs[i] = rho*math.Min(math.Sqrt(pn2), math.Sqrt(pz2)+math.Sqrt(neg)) + curv
+		costs[i] = rho * math.Min(math.Hypot(math.Sqrt(pn2), curv), math.Sqrt(pz2)+math.Sqrt(neg)+curv)
 	}
 	return costs
 }

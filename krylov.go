@@ -60,8 +60,6 @@ const (
 	// krylovDropTol: a Ritz vector whose part orthogonal to the GLTR space is below this
 	// length adds nothing to it (and would divide its product's rounding by that length).
 	krylovDropTol = 1e-6
-	// krylovNormSteps Lanczos steps bound ‖M‖₂ for η (normBound): ε ≈ 0.2 at d = 10⁵.
-	krylovNormSteps = 24
 )
 
 // faceOp is the operator M′ = PMP of one face: mul writes M·y into dst (y in the face),
@@ -374,34 +372,6 @@ func (lr *lanczosRun) ritzPairs(n int) (lo, hi float64, U, MU [][]float64, ok bo
 		U, MU = append(U, u), append(MU, mu)
 	}
 	return lam[0], lam[k-1], U, MU, true
-}
-
-// normBound returns a bound on ‖M′‖₂ from kmax Lanczos steps from the random start z:
-// max(|θ_min|, |θ_max|) + εS with S ≤ (θ_max − θ_min)/(1 − 2ε), which holds except with
-// probability krylovFailProb (lam1Bound's argument on both ends); +Inf when ε ≥ ½. exact
-// reports a run that exhausted its space or broke down (β ≤ 10⁻¹⁰·max|α|): in exact
-// arithmetic the bound then always holds; in floating point a breakdown can hide an
-// eigenvector on which the random start has a component below about 10⁻¹⁰ of its norm
-// (a 2026-11-23 review built one: diag(1, 1, 1, 1, 1000) from a start with 10⁻¹⁴ on the
-// last coordinate), an event far rarer than krylovFailProb for a Gaussian start, which is
-// not charged. lam1Bound uses the same convention. The run takes its kmax steps whatever
-// the iterates (it stops early only at a breakdown, where the bound is exact), so the
-// bound for a fixed k, kwEps, applies; lam1Bound's runs stop by a rule and need kwStopEps.
-func normBound(op faceOp, z []float64, kmax int) (bound float64, exact bool) {
-	lr := lanczosRunFrom(op, z, min(op.m, kmax), func(*lanczosRun) bool { return false })
-	if len(lr.alpha) == 0 {
-		return 0, true
-	}
-	lo, hi := lr.ritzExtremes()
-	big := math.Max(math.Abs(lo), math.Abs(hi))
-	if lr.invariant {
-		return big, true
-	}
-	eps := kwEps(len(lr.alpha), op.m, krylovFailProb/2)
-	if eps >= 0.5 {
-		return math.Inf(1), false
-	}
-	return big + eps*(hi-lo)/(1-2*eps), false
 }
 
 // dualLower returns a bound of the face's trust-region subproblem that is tight where

@@ -32,9 +32,12 @@ type quadModel struct {
 	gamma float64                      // γ, added to op's products
 	err   error                        // op's first error: the model's values are void after it
 	nrm   float64                      // a bound on ‖M‖_F when M is nil (set by the escape)
-	// nrm2 bounds ‖M‖₂ when M is nil (0: not set), always when nrm2Exact, else except with
-	// probability krylovFailProb (normBound); forcedCostsCoords spends it instead of products.
+	// nrm2 ≥ ‖M‖₂ and lam1 ≤ λ₁(M) when M is nil (nrm2 = 0: neither is set; whoever sets
+	// nrm2 sets lam1), always when nrm2Exact, else both except with probability
+	// krylovFailProb (one event: spectrumBounds); forcedCostsCoords spends them instead
+	// of products.
 	nrm2      float64
+	lam1      float64
 	nrm2Exact bool
 	prods     int // op's calls
 }
