@@ -115,16 +115,17 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 // A matrix-free model's η and error terms rest on spectrumBounds' bound on ‖M‖₂ (operatorNorm),
 // which fails with probability krylovFailProb unless its Lanczos run was exact: that
 // event (the same one forcedCostsCoords' shortcut rests on) is the model's, modelFail,
-// charged once however many walks use the model.
+// charged once however many walks use the model; the block bound's residual
+// (blockbound.go) is a run of the walk's own, in walkFail.
 func (rn *run) modelCertifies(w *walk, eta float64) (ok bool, walkFail, modelFail float64) {
 	modelFail = w.normFail
 	if w.mod.M == nil && !w.mod.nrm2Exact {
 		modelFail = krylovFailProb
 	}
 	if kry, isKry := w.ex.(*krylovExaminer); isKry && kry.inexact {
-		return kry.certLower() > -rn.s.Delta/2+eta, kry.fail, modelFail
+		return kry.certLower() > -rn.s.Delta/2+eta, kry.fail + w.blockFail, modelFail
 	}
-	return w.pool.qmin > -rn.s.Delta/2+eta, 0, modelFail
+	return w.pool.qmin > -rn.s.Delta/2+eta, w.blockFail, modelFail
 }
 
 // confidenceOf returns the probability that a certificate holds whose walks' Lanczos

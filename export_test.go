@@ -39,6 +39,11 @@ func (o *Optimizer) UseWalkOrder() { o.test.walkOrder = true }
 // setNoCone turns the cone bound (cone.go) off, and countConePrunes tries it on walks of
 // any size (not only from coneMinRows rows on) and adds to *n the subtrees only it prunes.
 func (o *Optimizer) setNoCone(on bool) { o.test.noCone = on }
+
+// setNoBlock turns the block bound (blockbound.go) off; countConePrunes counts its prunes
+// with the cone bound's (they share the walk's slot).
+func (o *Optimizer) setNoBlock(on bool) { o.test.noBlock = on }
+
 func (o *Optimizer) countConePrunes(n *int) {
 	o.test.conePruned, o.test.coneMinRows = n, 1
 }

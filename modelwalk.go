@@ -45,6 +45,9 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 		if !rn.test.noCone {
 			w.cone = w.newConeBound(minRows) // cone.go: at the root, after the forced rows
 		}
+		if !rn.test.noBlock && rn.krylovModel(mod, len(x)) { // blockbound.go: the same, by blocks first
+			w.cone = w.atRoot(minRows, withBlockBound(w.cone))
+		}
 		if !rn.test.noCap && mod.M != nil && !rn.krylovModel(mod, len(x)) { // dense models alone
 			w.capb = w.atRoot(minRows, (*walk).capBound) // cap.go: the same, with the rows with slack
 		}

@@ -77,6 +77,8 @@ type testOptions struct {
 	noCone      bool
 	coneMinRows int
 	conePruned  *int
+	// noBlock turns the block bound (blockbound.go) off.
+	noBlock bool
 	// noCap turns the cap bound (cap.go) off, and capPruned, when set, counts the
 	// subtrees only it pruned.
 	noCap     bool

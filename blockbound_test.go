@@ -1,0 +1,229 @@
+package houdini
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/houdini-opt/houdini/internal/bruteforce"
+	"gonum.org/v1/gonum/mat"
+)
+
+// blockMatrix returns a random symmetric n×n matrix for the block tests: Gaussian, or with
+// repeated eigenvalues (±1 weights on a path or a cycle, a multiple of a projection, 0),
+// the cases where an eigenvector of the cone hides in a multiple eigenspace; simple
+// reports the Gaussian kind, whose eigenvalues are simple with probability 1.
+func blockMatrix(rng *rand.Rand, n int) (Q [][]float64, simple bool) {
+	Q = make([][]float64, n)
+	for a := range Q {
+		Q[a] = make([]float64, n)
+	}
+	switch rng.IntN(5) {
+	case 0, 1:
+		simple = true
+		for a := range n {
+			for b := a; b < n; b++ {
+				v := rng.NormFloat64()
+				Q[a][b], Q[b][a] = v, v
+			}
+		}
+	case 2: // a path or a cycle with ±1 weights: λ = ±2cos(·), repeated on cycles
+		for a := 0; a+1 < n; a++ {
+			v := float64(1 - 2*rng.IntN(2))
+			Q[a][a+1], Q[a+1][a] = v, v
+		}
+		if n > 2 && rng.IntN(2) == 0 {
+			v := float64(1 - 2*rng.IntN(2))
+			Q[0][n-1], Q[n-1][0] = v, v
+		}
+	case 3: // −c·(I − 𝟙𝟙ᵀ/n): λ = −c repeated n − 1 times, and 0
+		c := 1 + rng.Float64()
+		for a := range n {
+			for b := range n {
+				Q[a][b] = c / float64(n)
+				if a == b {
+					Q[a][b] -= c
+				}
+			}
+		}
+	}
+	return Q, simple
+}
+
+// TestBlockMuBruteForce checks blockMu against internal/bruteforce's exhaustive minimum of
+// ½uᵀM_b u over the cone ∩ B(0, 1), which is ½·min(0, μ_b): never above it (soundness), and
+// equal to it up to rounding on Gaussian blocks, whose eigenvalues are simple (exactness:
+// a looser μ_b would be sound but prune less; on a multiple eigenvalue blockMu takes the
+// eigenvalue whatever the eigenspace holds).
+func TestBlockMuBruteForce(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 600
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	var loose int
+	for i := range n {
+		d := 1 + rng.IntN(6)
+		Q, simple := blockMatrix(rng, d)
+		sgn := make([]float64, d)
+		in := &bruteforce.Instance{X: make([]float64, d), G: make([]float64, d), Lower: make([]float64, d), Upper: make([]float64, d), R: 1, Q: Q}
+		for j := range d {
+			in.Lower[j], in.Upper[j] = math.Inf(-1), math.Inf(1)
+			switch rng.IntN(3) {
+			case 0: // sⱼuⱼ ≤ 0 with s = +1: u ≤ 0
+				sgn[j], in.Upper[j] = 1, 0
+			case 1:
+				sgn[j], in.Lower[j] = -1, 0
+			}
+		}
+		truth := bruteforce.Min(in.Problem()).Value
+		cols := make([][]blockEntry, d)
+		b := make([]int, d)
+		for a := range d {
+			b[a] = a
+			for k := range d {
+				if Q[k][a] != 0 {
+					cols[a] = append(cols[a], blockEntry{int32(k), Q[k][a]})
+				}
+			}
+		}
+		mu, _ := blockMu(b, cols, sgn, make([]float64, d))
+		got := 0.5 * math.Min(0, mu)
+		tol := 1e-9 * (1 + math.Abs(truth))
+		if got > truth+tol {
+			t.Errorf("instance %d (d=%d, signs %v): ½min(0, μ) = %.17g above the exhaustive minimum %.17g\nQ = %v", i, d, sgn, got, truth, Q)
+		}
+		if simple && got < truth-1e-7*(1+math.Abs(truth)) {
+			loose++
+			if loose < 4 {
+				t.Logf("instance %d (d=%d, signs %v): ½min(0, μ) = %.17g, exhaustive minimum %.17g", i, d, sgn, got, truth)
+			}
+		}
+	}
+	if loose > 0 {
+		t.Errorf("%d of %d bounds of simple blocks below the exhaustive minimum by more than rounding", loose, n)
+	}
+}
+
+// TestBlockBoundEscapes runs matrix-free escapes (Problem.HessVec, small faces examined
+// exactly) at points of a box with a sparse, block-diagonal Hessian — ties (bounds with
+// zero multiplier), bounds with multipliers, free coordinates, a random permutation — with
+// the block bound alone tried at every root (countConePrunes, the cone bound off), against the exhaustive minimum: a
+// certificate must mean min ≥ −δ/2, and the verdict must be the one the walk without the
+// block bound reaches whenever that walk is complete.
+func TestBlockBoundEscapes(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 300
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	var certs, falseCerts, pruned, differ int
+	for i := range n {
+		d := 2 + rng.IntN(7)
+		R := []float64{1, 0.01, 100}[i%3]
+		perm := rng.Perm(d)
+		Q := make([][]float64, d)
+		for a := range Q {
+			Q[a] = make([]float64, d)
+		}
+		for a := 0; a < d; { // blocks of 1–3 coordinates
+			k := min(d-a, 1+rng.IntN(3))
+			B, _ := blockMatrix(rng, k)
+			for x := range k {
+				for y := range k {
+					Q[perm[a+x]][perm[a+y]] = B[x][y] / R
+				}
+			}
+			a += k
+		}
+		in := &bruteforce.Instance{X: make([]float64, d), G: make([]float64, d), Lower: make([]float64, d), Upper: make([]float64, d), R: R, Q: Q}
+		for j := range d {
+			x := math.Round((4*rng.Float64()-2)*(1<<20)) / (1 << 20)
+			if i%5 == 4 {
+				x += 1e8
+			}
+			in.X[j] = x
+			switch rng.IntN(6) {
+			case 0, 1: // a tie at a lower bound
+				in.Lower[j], in.Upper[j] = x, math.Inf(1)
+			case 2: // a tie at an upper bound
+				in.Lower[j], in.Upper[j] = math.Inf(-1), x
+			case 3: // a bound with a multiplier
+				in.Lower[j], in.Upper[j] = x, math.Inf(1)
+				in.G[j] = rng.Float64() * 2
+			case 4: // free, a bound at a distance
+				in.Lower[j], in.Upper[j] = x-R*[]float64{0.5, 2}[rng.IntN(2)], math.Inf(1)
+				in.G[j] = rng.NormFloat64() * 1e-3
+			default:
+				in.Lower[j], in.Upper[j] = math.Inf(-1), math.Inf(1)
+			}
+		}
+		truth := bruteforce.Min(in.Problem()).Value
+		scale := norm(in.G)*R + float64(d)*R*R*mat.Norm(mat.NewDense(d, d, flatten(Q)), 2)
+		box, err := NewBox(in.Lower, in.Upper)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := Problem{Func: in.Func, Grad: in.Grad, HessVec: func(hv, _, v []float64) {
+			for a := range d {
+				hv[a] = 0
+				for b := range d {
+					hv[a] += Q[a][b] * v[b]
+				}
+			}
+		}}
+		depth := math.Max(-truth, 1e-3*scale)
+		if !(depth > 0) {
+			continue
+		}
+		for _, k := range []float64{0.45, 0.55, 1, 3} {
+			delta := depth / k
+			var verdict [2]bool
+			var complete [2]bool
+			for run, off := range []bool{false, true} {
+				o, err := New(p, box, Settings{Delta: delta, Radius: R, Full: FullSettings{Noise: 1e-12}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.setMatrixFree(true, 0)
+				o.setNoBoxCert(true)
+				o.setNoBlock(off)
+				o.setNoCone(true) // the block bound alone
+				var np int
+				o.countConePrunes(&np)
+				res, err := o.Escape(context.Background(), in.X)
+				if err != nil {
+					t.Fatal(err)
+				}
+				verdict[run], complete[run] = res.Certified, res.Complete
+				if off {
+					continue
+				}
+				pruned += np
+				if res.Certified {
+					certs++
+					if truth < -delta/2-1e-9*scale {
+						falseCerts++
+						t.Errorf("instance %d (d=%d r=%g): certified at δ=%g (forced %d, pruned %d), exhaustive minimum %.17g", i, d, R, delta, res.Forced, np, truth)
+					}
+				}
+			}
+			if complete[1] && verdict[0] != verdict[1] {
+				differ++
+			}
+		}
+	}
+	if pruned == 0 || certs == 0 {
+		t.Errorf("%d prunes, %d certificates: the test decides nothing", pruned, certs)
+	}
+	t.Logf("%d certificates, %d root prunes by the block bound, %d verdicts differing from the walk without it, %d false", certs, pruned, differ, falseCerts)
+}
+
+func flatten(Q [][]float64) []float64 {
+	var out []float64
+	for _, r := range Q {
+		out = append(out, r...)
+	}
+	return out
+}
