@@ -66,7 +66,8 @@ func runHoudini(ctx context.Context, p houdini.Problem, x0 []float64, cfg Config
 	logf("NewBox done in %.1f s; Minimize", out.NewBox.Seconds())
 	s := houdini.Settings{Delta: cfg.Delta, Radius: cfg.Radius, MaxSubsets: cfg.MaxSubsets, Seed: cfg.Seed,
 		Callback: func(iter int, e *houdini.EscapeResult) bool {
-			logf("escape %d at %.1f s: found %v, certified %v", iter, time.Since(start).Seconds(), e.Found, e.Certified)
+			logf("escape %d at %.1f s: found %v, certified %v (confidence %.7f; forced %d, walked %d, examined %d, pruned %d; %d products)",
+				iter, time.Since(start).Seconds(), e.Found, e.Certified, e.Confidence, e.Forced, e.Walked, e.Examined, e.Pruned, e.HessEvals)
 			return false
 		}}
 	res, err := houdini.Minimize(ctx, p, box, x0, s)
