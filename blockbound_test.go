@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
@@ -226,4 +227,74 @@ func flatten(Q [][]float64) []float64 {
 		out = append(out, r...)
 	}
 	return out
+}
+
+// TestBlockVertexMemory is an escape at a vertex of [−1, 1]ᵈ, d = 10⁵, whose face after the
+// forced rows is 3000 blocks of two ties coupled by 1.2 (λ = −1.2 on the face, a
+// bound of −0.006 < −δ/2 for the face alone; ≥ 0 on the cone of the ties) and a free
+// coordinate of curvature ½ — too many rows for the cone bound's caps, a face too large
+// for the dense examiner: the block bound, with the cone bound off, must certify it in one
+// subset with O(d·k) allocations (TestConeVertexMemory's limit), no d×d and no vector per
+// held bound.
+func TestBlockVertexMemory(t *testing.T) {
+	d := 100000
+	if testing.Short() {
+		d = 15000
+	}
+	const nb = 3000 // blocks
+	nh := d - 3*nb
+	x := make([]float64, d)
+	for j := range nh {
+		x[j] = float64(1 - 2*(j%2))
+	}
+	for k := range nb { // block k: ties nh+3k, nh+3k+1 at +1, free nh+3k+2
+		x[nh+3*k], x[nh+3*k+1] = 1, 1
+	}
+	hv := func(out, v []float64) {
+		copy(out[:nh], v[:nh]) // 1 on the diagonal of the forced coordinates
+		for k := range nb {
+			a, b, c := nh+3*k, nh+3*k+1, nh+3*k+2
+			out[a], out[b], out[c] = 1.2*v[b], 1.2*v[a], 0.5*v[c]
+		}
+	}
+	g := make([]float64, d) // ∇f(x) = −σⱼ at the forced, 0 at the block coordinates
+	for j := range nh {
+		g[j] = -x[j]
+	}
+	grad := func(gr, y []float64) {
+		hv(gr, vecAdd(y, scaled(x, -1)))
+		axpy(gr, 1, g)
+	}
+	lo, hi := make([]float64, d), make([]float64, d)
+	for i := range lo {
+		lo[i], hi[i] = -1, 1
+	}
+	box, err := NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Problem{Grad: grad, HessVec: func(out, _, v []float64) { hv(out, v) }}
+	o, err := New(p, box, Settings{Delta: 0.01, Radius: 0.1, Method: MethodFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byBlock := 0
+	o.test.conePruned = &byBlock
+	o.setNoCone(true)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	e, err := o.Escape(context.Background(), x)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := float64(after.TotalAlloc - before.TotalAlloc)
+	t.Logf("d = %d: certified %v (confidence %g), forced %d, walked %d, examined %d, pruned by the block bound %d, %d Hess calls, %.1f MB allocated",
+		d, e.Certified, e.Confidence, e.Forced, e.Walked, e.Examined, byBlock, e.HessEvals, alloc/1e6)
+	if limit := 8 * float64(d) * 1000; alloc > limit {
+		t.Errorf("the escape allocated %.0f MB, more than %.0f MB", alloc/1e6, limit/1e6)
+	}
+	if !e.Certified || e.Forced != nh || byBlock == 0 || e.Examined != 1 {
+		t.Errorf("certified %v, forced %d of %d, block prunes %d, %d subsets: want a certificate by the block bound at the root", e.Certified, e.Forced, nh, byBlock, e.Examined)
+	}
 }
