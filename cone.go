@@ -353,7 +353,7 @@ func (w *walk) coneCurvature(fr *coneFrame, tau float64) (cs *coneSchur, ok bool
 
 // coneNorm returns the bound on ‖M‖₂ that the rounding of the cone bound scales with:
 // ‖M‖_F (quadModel.normF), or on the route by coordinates for an operator the bound
-// normBound set on ‖M‖₂ (whose failure probability modelCertifies charges to every
+// spectrumBounds set on ‖M‖₂ (whose failure probability modelCertifies charges to every
 // matrix-free certificate), which bounds the norms of its submatrices H_uu and H_ua.
 func (w *walk) coneNorm() float64 {
 	if w.coneByCoords() && w.mod.M == nil && w.mod.nrm2 > 0 {

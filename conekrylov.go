@@ -40,7 +40,7 @@ import (
 // inequality: the factorization and the congruences are computed in the k + m = d − t
 // coordinates of N, so their backward errors grow with d − t, not d (walk.coneDim); R is
 // diagonal, so ‖t‖ ≤ ‖R‖₂‖y‖ and κ = ‖R‖₂‖X‖₂ take the 2-norms (1 for unit bounds)
-// instead of the Frobenius norms (√m, m); and an operator's ‖H‖ is bounded by normBound's
+// instead of the Frobenius norms (√m, m); and an operator's ‖H‖ is bounded by spectrumBounds'
 // bound on ‖M‖₂ (walk.coneNorm), whose failure probability krylovFailProb modelCertifies
 // already charges to every matrix-free certificate (the same event η rests on), instead of
 // √d times it. The values c, ℓ and g_Z, computed with d-vectors, keep d. No Lanczos

@@ -456,7 +456,7 @@ func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool) []float64 {
 
 // normShortcutDim: from this d on, forcedCostsCoords may trade the certainty of an escape
 // for the products a held row costs (one each: below it they take at most about a second)
-// by bounding its cost with normBound's probabilistic bound on ‖M‖₂.
+// by bounding its cost with spectrumBounds' probabilistic bounds on ‖M‖₂ and λ₁.
 const normShortcutDim = 10000
 
 // heldAsCoords reports whether the f rows held above the equalities are all bounds held

@@ -34,7 +34,7 @@ type krylovExaminer struct {
 
 	started   bool
 	rootLower float64 // the first subset's bound
-	coneLower float64 // the cone bound at the walk's root (keepCone), −Inf when none
+	coneLower float64 // the cone or block bound at the walk's root (keepCone), −Inf when none
 	inexact   bool    // a subset went to the Krylov backend
 	fail      float64 // Σ ξ of the Krylov bounds used
 	failed    bool    // a dense or Rayleigh–Ritz eigensolve failed: a subset went unexamined
