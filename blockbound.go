@@ -94,12 +94,14 @@ const (
 	blockRound = 16
 	// blockStopTol: the walk stops at its root when the block bound is within
 	// blockStopTol·|keep| (keep = −δ/3) of its best candidate, which is then the escape's
-	// move (no subset can beat it by more).
+	// move (no subset can beat it by more); it stops there too when blockSplit's candidate,
+	// a block's exact minimizer, was accepted below keep (walk.blockMove).
 	blockStopTol = 1.0 / 16
 	// blockExactMax and blockExactDim bound the blocks blockSplit takes exactly (2^rows
-	// faces each), and blockFeasTol·R the violation its candidates may have.
+	// faces each: the torus of n = 10⁴ from a BMZ vector has one of 13 coordinates), and
+	// blockFeasTol·R the violation its candidates may have.
 	blockExactMax = 64
-	blockExactDim = 8
+	blockExactDim = 16
 	blockFeasTol  = 1e-9
 )
 
@@ -203,8 +205,11 @@ func (w *walk) blockBound() float64 {
 	if wu != nil {
 		w.blockCandidate(J, worst, wu, rs)
 	}
-	if pl := &w.pool; pl.qmin < pl.keep && L >= pl.qmin+blockStopTol*pl.keep {
-		w.stop(false) // no subset holds a candidate lower by more than blockStopTol·|keep|
+	if pl := &w.pool; pl.qmin < pl.keep && (L >= pl.qmin+blockStopTol*pl.keep || w.blockMove) {
+		// No subset holds a candidate lower by more than blockStopTol·|keep|, or a block's
+		// exact minimizer is a move: the escape takes it (a move, not the best one), rather
+		// than a walk over 2^m subsets of thousands of rows.
+		w.stop(false)
 	}
 	return L
 }
@@ -271,7 +276,9 @@ func (w *walk) blockSplit(J []int, comps [][]int, mus []float64, cols [][]blockE
 	}
 	pieces = append(pieces, piece{0.5 * good, math.Inf(1)})
 	if best != nil && bestM < w.pool.keep {
-		w.consider(best, w.mod.value(best), CaseBoundary)
+		q := w.mod.value(best)
+		w.consider(best, q, CaseBoundary)
+		w.blockMove = w.pool.qmin <= q && q < w.pool.keep
 	}
 	slices.SortFunc(pieces, func(a, b piece) int { return cmp.Compare(a.slope, b.slope) })
 	L, left := c0-math.Sqrt(gp)*R-0.5*e*R*R, R*R

@@ -128,6 +128,7 @@ type walk struct {
 	forcedErr        float64 // what holding them can cost the certificate (holdForcedRows)
 	normFail         float64 // the failure probability of the bound on ‖M‖₂ some forced row rests on (forcedCostsCoords)
 	blockFail        float64 // the failure probability of the block bound's residual (blockbound.go)
+	blockMove        bool    // the block bound's exact minimizer of a block is a candidate below keep
 	lost             int     // candidates whose point x + h lost their promise to rounding (toPoint)
 	// probe is the offset of the current subset's lowest candidate below keep, feasible
 	// or not (probeQ its value), which orders the subset's children when ordered is set
