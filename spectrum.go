@@ -1,0 +1,81 @@
+package houdini
+
+import "math"
+
+// Bounds on the ends of a spectrum from one Lanczos run (krylov.go's faceOp and
+// Kuczyński–Woźniakowski bound, lanczos.go's breakdown test).
+
+// Guards of spectrumBounds.
+const (
+	// spectrumRelTol: spectrumBounds stops once its bounds are within spectrumRelTol of the
+	// largest |Ritz value| of the Ritz values: at d = 10⁵ about 60 steps. The forced rule's
+	// shortcut (forcedCostsCoords) compares multipliers with ρ√(‖M‖₂² + ¼λ₁²), so a bound
+	// loose by 1/16 costs it at most that fraction.
+	spectrumRelTol = 1.0 / 16
+	// spectrumMaxSteps caps spectrumBounds' run (its memory: one d-vector a step).
+	spectrumMaxSteps = 160
+)
+
+// spectrumBounds returns L₁ ≤ λ₁(M′) and Λ ≥ λ_n(M′), both holding except with probability
+// krylovFailProb (one event), from a Lanczos run from the random start z with full
+// reorthogonalization, stopped at the first step k ≤ kmax where the bounds below are
+// within spectrumRelTol·max(|θ_min|, |θ_max|) of the Ritz values θ. By the theorem of
+// Kuczyński & Woźniakowski (krylov.go's header) with ε = kwStopEps(k, kmax, m, ξ/2) on each
+// end (the step is chosen by looking at the iterates: a union over the kmax steps),
+//
+//	λ₁ ≥ θ_min − εS,  λ_n ≤ θ_max + εS,  S = (θ_max − θ_min)/(1 − 2ε) ≥ λ_n − λ₁,
+//
+// except with probability ξ = krylovFailProb; (−Inf, +Inf) when ε ≥ ½ at kmax. exact
+// reports a run that exhausted the space or broke down: the bounds are then the Ritz
+// values themselves, which hold in exact arithmetic; in floating point a breakdown can
+// hide an eigenvector on which the random start has a component below about 10⁻¹⁰ of its
+// norm (a 2026-11-23 review built one: diag(1, 1, 1, 1, 1000) from a start with 10⁻¹⁴ on
+// the last coordinate), an event far rarer than krylovFailProb for a Gaussian start, which
+// is not charged (lam1Bound's convention). Unlike lanczosRunFrom it keeps no products: k d-vectors of memory,
+// O(k²d) work and k products.
+func spectrumBounds(op faceOp, z []float64, kmax int) (lo, hi float64, exact bool) {
+	q := append([]float64(nil), z...)
+	op.proj(q)
+	nq := norm(q)
+	if !(nq > 0) {
+		return 0, 0, true
+	}
+	scale(q, 1/nq)
+	kmax = min(kmax, op.m)
+	var Q [][]float64
+	var alpha, beta []float64
+	w := make([]float64, len(q))
+	big := 0.0
+	for k := 1; ; k++ {
+		Q = append(Q, q)
+		op.mul(w, q)
+		op.proj(w)
+		a := dot(q, w)
+		alpha = append(alpha, a)
+		big = math.Max(big, math.Abs(a))
+		r := orthogonalize(w, Q)
+		op.proj(r)
+		b := norm(r)
+		if op.err() != nil {
+			return math.Inf(-1), math.Inf(1), false
+		}
+		tlo, thi := (&lanczosRun{alpha: alpha, beta: beta}).ritzExtremes()
+		if !(b > lanczosBreakdown*math.Max(big, 1e-300)) || k == op.m {
+			return tlo, thi, true
+		}
+		lo, hi = math.Inf(-1), math.Inf(1)
+		if eps := kwStopEps(k, kmax, op.m, krylovFailProb/2); eps < 0.5 { // a stopping rule: kwStopEps
+			gap := eps * (thi - tlo) / (1 - 2*eps)
+			lo, hi = tlo-gap, thi+gap
+			if gap <= spectrumRelTol*math.Max(math.Abs(tlo), math.Abs(thi)) {
+				return lo, hi, false
+			}
+		}
+		if k >= kmax {
+			return lo, hi, false
+		}
+		beta = append(beta, b)
+		q = r
+		scale(q, 1/b)
+	}
+}
