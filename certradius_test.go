@@ -60,7 +60,7 @@ func certRadiusInstance(d int) (Problem, *Constraints, Settings) {
 }
 
 // certRadiusEscape runs the escape at 0 with the bounds that decide the walk at once
-// (box certificate, cone and cap bounds) off, so that the walk at r is cut short.
+// (box certificate, cone, cap and block bounds) off, so that the walk at r is cut short.
 func certRadiusEscape(t *testing.T, p Problem, c *Constraints, s Settings, matrixFree bool) *EscapeResult {
 	o, err := New(p, c, s)
 	if err != nil {
@@ -69,6 +69,7 @@ func certRadiusEscape(t *testing.T, p Problem, c *Constraints, s Settings, matri
 	o.setNoBoxCert(true)
 	o.setNoCone(true)
 	o.setNoCap(true)
+	o.setNoBlock(true)
 	if matrixFree {
 		o.setMatrixFree(true, -1)
 	}
