@@ -23,6 +23,7 @@ var capNudges = [...]float64{0, 1e-12, 1e-4, 0.05, 0.3, 0.8}
 // share of the bars below the minimum. 600 instances, 100 under -short (3000 once by hand:
 // 27,870 answers, none false).
 func TestCapBoundBelowMinimum(t *testing.T) {
+	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
 	n := 600
 	if testing.Short() {
 		n = 100

@@ -32,6 +32,7 @@ func reviewConeWalk(in *bruteforce.Instance) *walk {
 }
 
 func TestConeBoundAdversarial(t *testing.T) {
+	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
 	n := 2500
 	var answered, falseB, below int
 	for i := range n {

@@ -49,6 +49,7 @@ func exactHess(in *bruteforce.Instance) func(h *mat.SymDense, _ []float64) {
 // exceed that minimum (beyond the brute force's tolerance band). It must also decide a
 // share of the bars below the minimum. 3000 instances, 600 under -short.
 func TestConeBoundBelowMinimum(t *testing.T) {
+	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
 	n := 3000
 	if testing.Short() {
 		n = 600

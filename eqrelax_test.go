@@ -25,6 +25,7 @@ var eqRelaxFamilies = [...]bruteforce.Family{bruteforce.BalancedBox, bruteforce.
 // exceed that minimum (beyond the brute force's tolerance band). It must decide a share of
 // the bars below the minimum. 4000 instances, 800 under -short.
 func TestEqRelaxBoundBelowMinimum(t *testing.T) {
+	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
 	n := 4000
 	if testing.Short() {
 		n = 800

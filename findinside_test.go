@@ -280,6 +280,7 @@ func trsCases(rng *rand.Rand, perFamily int) []trsCase {
 // sampling then checks the reference: no sampled point beats it, and projected gradient
 // from the best sample reaches it.
 func TestFindInsideTRS(t *testing.T) {
+	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
 	rng := rand.New(rand.NewPCG(1, 2))
 	per := 300
 	if testing.Short() {

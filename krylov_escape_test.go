@@ -22,6 +22,7 @@ import (
 //   - where the dense escape finds a decrease above 1.5δ, so does the matrix-free one;
 //   - the same call twice gives the same result, bit for bit.
 func TestKrylovEscapeAgainstDense(t *testing.T) {
+	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
 	n := 90
 	if testing.Short() {
 		n = 15

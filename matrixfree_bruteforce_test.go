@@ -23,6 +23,7 @@ import (
 //   - and the verdicts' agreement with the dense escape is logged; with the d×d model
 //     built from d HessVec products (variant 3) the verdict must be the dense escape's.
 func TestMatrixFreeEscapeBruteForce(t *testing.T) {
+	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
 	n := 640
 	if testing.Short() {
 		n = 72

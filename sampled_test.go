@@ -153,6 +153,7 @@ func qScale(p *quadProblem) float64 {
 // or 10³ (δ and the noise with it). It must also decide:
 // certify or move in most instances whose m* is above −δ/2 or below −2δ.
 func TestSampledCertificateConfidence(t *testing.T) {
+	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
 	n := 1000
 	if testing.Short() {
 		n = 60
@@ -327,6 +328,7 @@ func TestSampledFullPassIsExact(t *testing.T) {
 // values agree within δ where the problem has one local minimum (the convex ones), and
 // that no run ends higher than it started.
 func TestSampledAgreesWithExact(t *testing.T) {
+	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
 	n := 30
 	if testing.Short() {
 		n = 6

@@ -142,6 +142,7 @@ func unitBox(d int) *Constraints {
 // trials at every noise level, and no accepted move raises the true f; on convex
 // instances at their minimizer (no escape), no move is accepted at all.
 func TestStochasticEscapeRate(t *testing.T) {
+	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
 	type level struct {
 		d         int
 		sigmaRel  float64 // σ as a multiple of ‖∇f(x)‖
