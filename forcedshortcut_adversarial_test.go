@@ -76,36 +76,7 @@ func TestForcedShortcutAdversarial(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		Qm := in.Q
-		p := Problem{
-			Func: func(y []float64) float64 {
-				s := 0.0
-				for a := range d {
-					h := y[a] - in.X[a]
-					s += in.G[a] * h
-					for b := range d {
-						s += 0.5 * h * Qm[a][b] * (y[b] - in.X[b])
-					}
-				}
-				return s
-			},
-			Grad: func(g, y []float64) {
-				for a := range d {
-					g[a] = in.G[a]
-					for b := range d {
-						g[a] += Qm[a][b] * (y[b] - in.X[b])
-					}
-				}
-			},
-			HessVec: func(hv, _, v []float64) {
-				for a := range d {
-					hv[a] = 0
-					for b := range d {
-						hv[a] += Qm[a][b] * v[b]
-					}
-				}
-			},
-		}
+		p := quadOracle(in)
 		depth := math.Max(-truth, 1e-3*scale)
 		for _, k := range []float64{0.3, 0.45, 0.55, 1, 3} {
 			delta := depth / k
@@ -129,4 +100,39 @@ func TestForcedShortcutAdversarial(t *testing.T) {
 		}
 	}
 	t.Logf("%d escapes, %d certified, %d false", escapes, certs, falseCerts)
+}
+
+// quadOracle is the instance's model q(y) = Gᵀ(y − X) + ½(y − X)ᵀQ(y − X) as a Problem
+// with Func, Grad and HessVec (no dense Hessian, for the matrix-free path).
+func quadOracle(in *bruteforce.Instance) Problem {
+	d, Qm := len(in.X), in.Q
+	return Problem{
+		Func: func(y []float64) float64 {
+			s := 0.0
+			for a := range d {
+				h := y[a] - in.X[a]
+				s += in.G[a] * h
+				for b := range d {
+					s += 0.5 * h * Qm[a][b] * (y[b] - in.X[b])
+				}
+			}
+			return s
+		},
+		Grad: func(g, y []float64) {
+			for a := range d {
+				g[a] = in.G[a]
+				for b := range d {
+					g[a] += Qm[a][b] * (y[b] - in.X[b])
+				}
+			}
+		},
+		HessVec: func(hv, _, v []float64) {
+			for a := range d {
+				hv[a] = 0
+				for b := range d {
+					hv[a] += Qm[a][b] * v[b]
+				}
+			}
+		},
+	}
 }

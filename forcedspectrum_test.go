@@ -155,36 +155,7 @@ func TestForcedSpectrumShortcut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		Qm := in.Q
-		p := Problem{
-			Func: func(y []float64) float64 {
-				s := 0.0
-				for a := range d {
-					h := y[a] - in.X[a]
-					s += in.G[a] * h
-					for b := range d {
-						s += 0.5 * h * Qm[a][b] * (y[b] - in.X[b])
-					}
-				}
-				return s
-			},
-			Grad: func(g, y []float64) {
-				for a := range d {
-					g[a] = in.G[a]
-					for b := range d {
-						g[a] += Qm[a][b] * (y[b] - in.X[b])
-					}
-				}
-			},
-			HessVec: func(hv, _, v []float64) {
-				for a := range d {
-					hv[a] = 0
-					for b := range d {
-						hv[a] += Qm[a][b] * v[b]
-					}
-				}
-			},
-		}
+		p := quadOracle(in)
 		depth := math.Max(-truth, 1e-3*scale)
 		for _, k := range []float64{0.3, 0.45, 0.55, 1, 3} {
 			delta := depth / k
