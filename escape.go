@@ -60,6 +60,9 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 	if rn.test.matrixFree {
 		freeDim = 0
 	}
+	if res, err := rn.faceCertificate(x); res != nil || err != nil {
+		return res, err // facecert.go: no model needed
+	}
 	mod, err := buildModel(x, rn.ev, rn.rng, rn.s, rn.r, freeDim, rn.modelBandMax(len(x)))
 	if err != nil {
 		return nil, err

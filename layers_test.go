@@ -35,7 +35,7 @@ var fileLayers = map[string]int{
 	// 6 drivers: one call's state, the escapes, descent, purification, the loop, the API.
 	"run.go": 6, "modelwalk.go": 6, "escape.go": 6, "stochescape.go": 6, "unbounded.go": 6, "descentstate.go": 6,
 	"curvature.go": 6, "descent.go": 6, "stochdescent.go": 6, "purify.go": 6, "search.go": 6, "minimize.go": 6,
-	"houdini.go": 6, "boxcert.go": 6,
+	"houdini.go": 6, "boxcert.go": 6, "facecert.go": 6,
 }
 
 var layerNames = []string{"base", "polyhedron", "oracle", "model", "subproblem", "walk", "drivers"}

@@ -69,6 +69,8 @@ type testOptions struct {
 	noBoxCert bool
 	// noBandModel keeps every finite-difference model dense (fdhessian.go).
 	noBandModel bool
+	// noFaceCert turns the Lanczos box certificate off (facecert.go).
+	noFaceCert bool
 	// walkOrder walks each subset's children in walk.walkOrder's order instead of
 	// near's.
 	walkOrder bool
