@@ -47,7 +47,8 @@ func (rn *run) faceCertificate(x []float64) (*EscapeResult, error) {
 		rho = rn.s.Delta / (rn.s.Radius * rn.s.Radius * rn.s.Radius)
 	}
 	rng := newRand(rn.s.Seed ^ faceCertSeed)
-	ok, fail, err := faceCertifies(rn.c, x, g, rn.ev.gradProbe, rn.r, rn.s.Delta, rho, hessStep(rn.s, rn.r, x), rng)
+	ok, _, fail, err := faceCertifies(rn.c, x, g, rn.ev.gradProbe, rn.r, rn.s.Delta, rho, hessStep(rn.s, rn.r, x),
+		min(d, faceCertMaxSteps), rng)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -69,7 +70,9 @@ const faceCertSeed = 0x6661636563657274
 // η = modelRounding(d, ‖g‖, √d·Λ, r) with Λ ≥ ‖H‖₂ the run's bound: the box
 // certificate's conclusion (boxCertifies with limit δ/3 − η, no bound forced), for the
 // Hessian itself instead of its finite-difference model. grad is the gradient oracle
-// (probes: points met once), theta the finite-difference step, rho ρ. It answers false
+// (probes: points met once), theta the finite-difference step, rho ρ, kmax the cap on
+// the Lanczos steps (fixed before the run); L1 is the bound on λ₁(H) it reached (−Inf
+// when it ran none) and fail its failure probability. It answers false
 // for another S, where x violates a bound, or where the test below fails: false costs
 // the caller a model, never a certificate.
 //
@@ -116,11 +119,12 @@ const faceCertSeed = 0x6661636563657274
 // is below −τ the bound cannot reach −τ by kmax, and the run stops (the answer false).
 // Cost: at most kmax gradient calls, O(k²d) for the reorthogonalization; no d×d matrix.
 func faceCertifies(c *Constraints, x, g []float64, grad func(g, x []float64) error, r, delta, rho, theta float64,
-	rng *rand.Rand) (ok bool, fail float64, err error) {
+	kmax int, rng *rand.Rand) (ok bool, L1, fail float64, err error) {
 	d := len(x)
 	sigma, isBox := boxActive(c, x)
-	if !isBox || !(r > 0) || !(theta > 0) {
-		return false, 0, nil
+	L1 = math.Inf(-1)
+	if !isBox || !(r > 0) || !(theta > 0) || kmax < 1 {
+		return false, L1, 0, nil
 	}
 	nw := 0.0 // ‖w‖²: the gradient no bound through x blocks
 	for j := range d {
@@ -152,7 +156,7 @@ func faceCertifies(c *Constraints, x, g []float64, grad func(g, x []float64) err
 	}
 	// bound returns L₁ and Λ at step k of at most kmax by the rule above, the
 	// products' charge included; L₁ = −Inf when ε ≥ ½.
-	kmax := min(d, faceCertMaxSteps)
+	kmax = min(kmax, d)
 	bound := func(lo, hi float64, k int, exact bool) (L1, Lam float64) {
 		eps := 0.0
 		if !exact {
@@ -176,7 +180,7 @@ func faceCertifies(c *Constraints, x, g []float64, grad func(g, x []float64) err
 	}
 	tmax := tau(0) // τ ≤ tmax whatever Λ
 	if !(tmax > 0) {
-		return false, 0, nil
+		return false, L1, 0, nil
 	}
 	epsMax := kwStopEps(kmax, kmax, d, faceCertFailProb/2)
 	z := make([]float64, d)
@@ -191,10 +195,10 @@ func faceCertifies(c *Constraints, x, g []float64, grad func(g, x []float64) err
 		return epsMax < 0.5 && lo-epsMax*(hi-lo)/(1-2*epsMax) < -tmax // cannot decide by kmax
 	})
 	if gradErr != nil {
-		return false, 0, gradErr
+		return false, L1, 0, gradErr
 	}
 	if len(lr.alpha) == 0 {
-		return false, 0, nil
+		return false, L1, 0, nil
 	}
 	lo, hi := lr.ritzExtremes()
 	L1, Lam := bound(lo, hi, len(lr.alpha), lr.invariant)
@@ -202,5 +206,5 @@ func faceCertifies(c *Constraints, x, g []float64, grad func(g, x []float64) err
 	if lr.invariant {
 		fail = 0
 	}
-	return L1 >= -tau(Lam), fail, nil
+	return L1 >= -tau(Lam), L1, fail, nil
 }
