@@ -224,7 +224,9 @@ type EscapeResult struct {
 	// (ξ = 10⁻⁶ each, the Kuczyński–Woźniakowski bound on the smallest eigenvalue, taken
 	// over every step the run could stop at; 1 when none did), less 10⁻⁶ once when the
 	// model's bound on ‖M‖₂ is a Lanczos one; 1 − Stochastic.FailProb for a model built from
-	// stochastic estimates (see Settings.Stochastic), 1 − Corner.FailProb for MethodCorner.
+	// stochastic estimates (see Settings.Stochastic), 1 − Corner.FailProb for MethodCorner;
+	// 1 − 10⁻⁶ (1 after a breakdown) where the Lanczos box certificate decided (a box, gradients only, d ≥ 640:
+	// one Lanczos run on gradient differences instead of the d-column model, facecert.go).
 	// For a CertifiedRadius below Radius the sum runs over the walks that certified at
 	// every radius tried up to it (the radius reported is chosen from their verdicts). 0
 	// when CertifiedRadius is 0.
@@ -385,7 +387,8 @@ type Result struct {
 	// Confidence is the certificate's: 1 for the full path with exact oracles and a d×d
 	// model (and for a certificate whose model came from full passes over a finite Sampled
 	// data set), below 1 where a matrix-free escape's bound rests on Lanczos
-	// (EscapeResult.Confidence), 1 − Stochastic.FailProb for one built from stochastic
+	// (EscapeResult.Confidence; the Lanczos box certificate's, facecert.go, 1 − 10⁻⁶),
+	// 1 − Stochastic.FailProb for one built from stochastic
 	// estimates, 1 − Corner.FailProb for the corner path, 0 without a certificate. With
 	// StatusSubsetLimit and a CertifiedRadius above 0 it is that certificate's
 	// (EscapeResult.Confidence).
