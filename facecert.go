@@ -1,6 +1,7 @@
 package houdini
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -31,7 +32,9 @@ const (
 // tried on a box (bounds or coordinate rows only: modelBandMax's conditions), with exact
 // oracles, gradients only (no Hess or HessVec), the paper's perturbations off
 // (Full.Noise 0) and d ≥ faceCertMinDim. Its calls: the gradient at x (the descent
-// phase's last, from the evaluator's cache) and one gradient call per Lanczos step.
+// phase's last, from the evaluator's cache) and one gradient call per Lanczos step. The
+// context and the gradient budget stop it with their errors; any other failure of a
+// probe (a NaN or a panic off x) only leaves the decision to the model.
 func (rn *run) faceCertificate(x []float64) (*EscapeResult, error) {
 	d := len(x)
 	if d < faceCertMinDim || rn.p.Hess != nil || rn.p.HessVec != nil || rn.s.Full.Noise != 0 ||
@@ -49,8 +52,11 @@ func (rn *run) faceCertificate(x []float64) (*EscapeResult, error) {
 	rng := newRand(rn.s.Seed ^ faceCertSeed)
 	ok, _, fail, err := faceCertifies(rn.c, x, g, rn.ev.gradProbe, rn.r, rn.s.Delta, rho, hessStep(rn.s, rn.r, x),
 		min(d, faceCertMaxSteps), rng)
-	if err != nil || !ok {
+	if errors.Is(err, errCanceled) || errors.Is(err, errGradBudget) {
 		return nil, err
+	}
+	if err != nil || !ok { // an oracle failure at a probe off x: the model decides, as before
+		return nil, nil
 	}
 	rn.model, rn.modelAbove, rn.modelBand = nil, false, -1
 	res := &EscapeResult{X: x, Examined: 1, Complete: true, Certified: true, Confidence: 1 - fail,
