@@ -106,9 +106,10 @@ const faceCertSeed = 0x6661636563657274
 //
 // except with probability ξ = faceCertFailProb; after a breakdown (an invariant Krylov
 // space) the Ritz values themselves, uncharged (lam1Bound's convention). The products
-// are not exact. With ρ the Lipschitz constant of ∇²f (ass:lipschitz), s = fl(x + θq) − x
-// the step taken, |sⱼ − θqⱼ| ≤ u|xⱼ + θqⱼ| (one rounding; u = eps/2), so ‖s/θ − q‖ ≤
-// ν = u(‖x‖ + θ)/θ, and by Taylor's theorem ‖∇f(x + s) − g − Hs‖ ≤ ½ρ‖s‖², so
+// are not exact. With ρ the Lipschitz constant of ∇²f (ass:lipschitz), s = fl(xⱼ + fl(θqⱼ)) − x
+// the step taken, |sⱼ − θqⱼ| ≤ u|θqⱼ| + u(1 + u)|xⱼ + θqⱼ| (two roundings; u = eps/2), so
+// ‖s/θ − q‖ ≤ ν = u(‖x‖ + 2θ)(1 + 2u)/θ, and by Taylor's theorem
+// ‖∇f(x + s) − g − Hs‖ ≤ ½ρ‖s‖², so
 //
 //	‖Â(q) − Hq‖ ≤ e = ½ρθ(1 + ν)² + Λν   (plus the difference's own rounding, 2u‖Â(q)‖ ≤ 2uΛ(1 + ν) + 2ue).
 //
@@ -140,7 +141,7 @@ func faceCertifies(c *Constraints, x, g []float64, grad func(g, x []float64) err
 	}
 	nw = math.Sqrt(nw) * (1 + boxCertTol)
 	const u = eps / 2
-	nu := u * (norm(x) + theta) / theta
+	nu := u * (norm(x) + 2*theta) / theta * (1 + 2*u)
 	xt, gt := slices.Clone(x), make([]float64, d)
 	var gradErr error
 	op := faceOp{m: d, proj: func([]float64) {}, err: func() error { return gradErr }}
