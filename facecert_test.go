@@ -1,11 +1,13 @@
 package houdini
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
+	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -200,5 +202,105 @@ func TestFaceCertLanczosAgainstEigen(t *testing.T) {
 	t.Logf("%d runs: %d reached a finite bound, %d above λ₁; %d certificates, %d false", runs, bounded, above, certs, falseCerts)
 	if bounded < runs/6 || certs < runs/8 {
 		t.Errorf("the test is too easy: %d bounds, %d certificates of %d runs", bounded, certs, runs)
+	}
+}
+
+// TestFaceCertEscapeAgainstModel: at d = 700 (the Lanczos certificate on), quadratics in
+// a box with a tridiagonal Hessian, bounds through x with multipliers ≥ 0 and λ₁ from
+// −3τ to 1 (set through LAPACK's Dsterf): where λ₁ ≥ 0.1 (condition numbers up to 60)
+// the escape is certified by the
+// Lanczos run (fewer than 100 gradient calls, Confidence 1 − 10⁻⁶) and by the
+// finite-difference model (the same escape with the Lanczos certificate off); where
+// λ₁ < −τ faceCertifies certifies nothing.
+func TestFaceCertEscapeAgainstModel(t *testing.T) {
+	const d, r, delta = 700, 0.01, 1e-6
+	tau := 2 * (delta / 3) / (r * r)
+	rng := rand.New(rand.NewPCG(15, 43))
+	for i, shift := range []float64{1, 0.1, 100 * tau, -1.5 * tau, -3 * tau, -0.1} {
+		H := mat.NewSymDense(d, nil)
+		for j := range d {
+			H.SetSym(j, j, 2+rng.Float64())
+			if j+1 < d {
+				H.SetSym(j, j+1, -1+0.2*rng.Float64())
+			}
+		}
+		diag, off := make([]float64, d), make([]float64, d-1)
+		for j := range d {
+			diag[j] = H.At(j, j)
+			if j+1 < d {
+				off[j] = H.At(j, j+1)
+			}
+		}
+		if !(gonum.Implementation{}).Dsterf(d, diag, off) {
+			t.Fatal("Dsterf failed")
+		}
+		lam0 := diag[0]
+		for j := range d { // λ₁(H) = shift
+			H.SetSym(j, j, H.At(j, j)-lam0+shift)
+		}
+		x, g := make([]float64, d), make([]float64, d)
+		lower, upper := make([]float64, d), make([]float64, d)
+		for j := range d {
+			x[j] = rng.Float64()
+			lower[j], upper[j] = x[j]-1, x[j]+1
+			switch rng.IntN(8) {
+			case 0:
+				lower[j], g[j] = x[j], rng.Float64()*pickF(rng, 0, 1e-3, 1)
+			case 1:
+				upper[j], g[j] = x[j], -rng.Float64()*pickF(rng, 0, 1e-3, 1)
+			}
+		}
+		grad := func(dst, y []float64) {
+			for p := range d {
+				s := g[p] + H.At(p, p)*(y[p]-x[p])
+				if p > 0 {
+					s += H.At(p-1, p) * (y[p-1] - x[p-1])
+				}
+				if p+1 < d {
+					s += H.At(p, p+1) * (y[p+1] - x[p+1])
+				}
+				dst[p] = s
+			}
+		}
+		fn := func(y []float64) float64 {
+			h := make([]float64, d)
+			for p := range d {
+				h[p] = y[p] - x[p]
+			}
+			Hh := mat.NewVecDense(d, nil)
+			Hh.MulVec(H, mat.NewVecDense(d, h))
+			return dot(g, h) + 0.5*dot(h, Hh.RawVector().Data)
+		}
+		c, err := NewBox(lower, upper)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shift < -tau {
+			ok, _, _, err := faceCertifies(c, x, g, func(dst, y []float64) error { grad(dst, y); return nil }, r, delta,
+				0, math.Sqrt(eps), faceCertMaxSteps, rand.New(rand.NewPCG(uint64(i), 2)))
+			if err != nil || ok {
+				t.Errorf("instance %d: λ₁ = %g < −τ = %g, faceCertifies %v (%v)", i, shift, -tau, ok, err)
+			}
+			continue
+		}
+		for _, noFace := range []bool{false, true} {
+			o, err := New(Problem{Func: fn, Grad: grad}, c, Settings{Delta: delta, Radius: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.test.noFaceCert = noFace
+			e, err := o.Escape(context.Background(), x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case !e.Certified:
+				t.Errorf("instance %d (λ₁ = %g, Lanczos certificate off: %v): not certified", i, shift, noFace)
+			case !noFace && (e.GradEvals >= 100 || e.Confidence != 1-faceCertFailProb):
+				t.Errorf("instance %d (λ₁ = %g): %d gradient calls, Confidence %v", i, shift, e.GradEvals, e.Confidence)
+			case noFace && e.Confidence != 1:
+				t.Errorf("instance %d (λ₁ = %g): the model's certificate has Confidence %v", i, shift, e.Confidence)
+			}
+		}
 	}
 }
