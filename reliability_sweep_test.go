@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -308,10 +309,59 @@ func sweepErrOK(err error) bool {
 	return err == nil || relIsSentinel(err) || errors.Is(err, houdini.ErrOraclePanic)
 }
 
+// sweepWork bounds the oracle calls (Func, Grad, Hess, HessVec together) of one
+// Minimize+Escape pair of the sweep; the settings cap gradient calls at 3000 (MaxGradEvals)
+// but not the Func, Hess and HessVec calls of line searches and Krylov products; the
+// sweep's pairs make at most 61 933 calls in all (measured on edc2e99), so a pair past
+// sweepWork, eight times that, is a runaway (a loop that keeps calling the oracle). The bound counts work, not wall-clock
+// time, so a loaded machine cannot trip it; sweepHang, generous, catches a pair that spins
+// without calling the oracle at all.
+const (
+	sweepWork = 500000
+	sweepHang = time.Minute
+)
+
+// sweepMeter counts a pair's oracle calls and cancels its context past sweepWork.
+type sweepMeter struct {
+	calls  atomic.Int64
+	cancel context.CancelFunc
+}
+
+// start arms the meter for a new pair.
+func (m *sweepMeter) start(cancel context.CancelFunc) {
+	m.calls.Store(0)
+	m.cancel = cancel
+}
+
+func (m *sweepMeter) tick() {
+	if m.calls.Add(1) > sweepWork {
+		m.cancel()
+	}
+}
+
+// wrap returns p with every oracle counted by m.
+func (m *sweepMeter) wrap(p houdini.Problem) houdini.Problem {
+	if f := p.Func; f != nil {
+		p.Func = func(x []float64) float64 { m.tick(); return f(x) }
+	}
+	if g := p.Grad; g != nil {
+		p.Grad = func(gr, x []float64) { m.tick(); g(gr, x) }
+	}
+	if h := p.Hess; h != nil {
+		p.Hess = func(hs *mat.SymDense, x []float64) { m.tick(); h(hs, x) }
+	}
+	if hv := p.HessVec; hv != nil {
+		p.HessVec = func(out, x, v []float64) { m.tick(); hv(out, x, v) }
+	}
+	return p
+}
+
 func TestNoPanicSweep(t *testing.T) {
 	sets, objs, sets2 := sweepSets(), sweepObjectives(), sweepSettings()
 	short := testing.Short()
 	calls, failures := 0, 0
+	var meter sweepMeter
+	var most int64 // the most oracle calls of a pair
 	outcomes := map[string]int{}
 	rng := rand.New(rand.NewPCG(7, 7))
 	fail := func(format string, args ...any) {
@@ -352,7 +402,7 @@ func TestNoPanicSweep(t *testing.T) {
 				}
 				name := fmt.Sprintf("%s / %s / %s", set.name, obj.name, st.name)
 				var o *houdini.Optimizer
-				if v := relCall(func() { o, err = houdini.New(obj.make(set.d), c, st.s) }); v != nil {
+				if v := relCall(func() { o, err = houdini.New(meter.wrap(obj.make(set.d)), c, st.s) }); v != nil {
 					fail("%s: New panics: %v", name, v)
 					continue
 				}
@@ -367,7 +417,8 @@ func TestNoPanicSweep(t *testing.T) {
 						continue
 					}
 					calls++
-					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+					ctx, cancel := context.WithTimeout(context.Background(), sweepHang)
+					meter.start(cancel)
 					var res *houdini.Result
 					var e *houdini.EscapeResult
 					var merr, eerr error
@@ -379,6 +430,11 @@ func TestNoPanicSweep(t *testing.T) {
 						fail("%s, x0 = %v: Escape panics: %v", name, x0, v)
 					}
 					cancel()
+					work := meter.calls.Load()
+					most = max(most, work)
+					if work > sweepWork {
+						fail("%s, x0 = %v: a runaway: more than %d oracle calls", name, x0, sweepWork)
+					}
 					if !sweepErrOK(merr) || !sweepErrOK(eerr) {
 						fail("%s, x0 = %v: errors %v / %v wrap no sentinel", name, x0, merr, eerr)
 					}
@@ -396,7 +452,7 @@ func TestNoPanicSweep(t *testing.T) {
 					if res != nil {
 						outcomes[res.Status.String()]++
 						if res.Status == houdini.StatusCanceled {
-							fail("%s, x0 = %v: a run of d ≤ 3 with at most 3000 gradient calls took the 2 s timeout (%d gradient calls)", name, x0, res.Stats.GradEvals)
+							fail("%s, x0 = %v: Minimize canceled (%d gradient calls, %d oracle calls): past %d oracle calls or %v", name, x0, res.Stats.GradEvals, work, sweepWork, sweepHang)
 						}
 						if res.Status == houdini.StatusCertified && !st.s.Stochastic.Grad && !st.s.Stochastic.NoisyFunc {
 							if y, drop := sweepProbe(obj.make(d), c, res.X, res.Radius, rng); drop > res.Delta {
@@ -416,6 +472,9 @@ func TestNoPanicSweep(t *testing.T) {
 						fail("%s: Minimize refused the set's own feasible start: %v", name, merr)
 					}
 					if e != nil {
+						if e.Canceled {
+							fail("%s, x0 = %v: Escape canceled (%d oracle calls): past %d oracle calls or %v", name, x0, work, sweepWork, sweepHang)
+						}
 						if e.Found && e.Certified {
 							fail("%s: Escape both Found and Certified", name)
 						}
@@ -437,8 +496,8 @@ func TestNoPanicSweep(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d Minimize+Escape pairs over %d sets, %d objectives, %d settings; %d failures",
-		calls, len(sets), len(objs), len(sets2), failures)
+	t.Logf("%d Minimize+Escape pairs over %d sets, %d objectives, %d settings; %d failures; at most %d oracle calls in a pair",
+		calls, len(sets), len(objs), len(sets2), failures, most)
 	t.Logf("Minimize outcomes: %v", outcomes)
 }
 
