@@ -87,8 +87,10 @@ const (
 	// blockGap, relative to ‖M_I‖_F: a smaller gap between the two smallest eigenvalues
 	// counts as a repeated eigenvalue, whose eigenspace may hold a vector of the cone.
 	blockGap = 1e-8
-	// blockSignTol: an eigenvector entry of the wrong sign beyond blockSignTol (of a unit
-	// vector) excludes the set I; the rounding of the vector is about n·ε·‖M_I‖/gap ≤ 10⁻⁶.
+	// blockSignTol: the least tolerance on an eigenvector entry of the wrong sign (of a
+	// unit vector) before it excludes the set I; the tolerance used is the larger of it
+	// and the vector's proven rounding, eigvecRound (≈ 10⁻⁶ at n = 3, gap = blockGap·‖M_I‖_F;
+	// 10⁻⁴ at n = 200): a floor, kept from earlier versions, that only adds margin.
 	blockSignTol = 1e-5
 	// blockRound multiplies the rounding bound n·ε·‖M_I‖_F of a computed eigenvalue.
 	blockRound = 16
@@ -693,8 +695,9 @@ func blockMu(b []int, cols [][]blockEntry, sgn, diag []float64) (mu float64, u [
 		if lam >= mu {
 			continue
 		}
-		in := coneSigns(v, I, b, sgn)
-		if gap > blockGap*mat.Norm(MI, 2) && in == 0 {
+		nrm := mat.Norm(MI, 2)
+		in := coneSigns(v, I, b, sgn, blockSignTol)
+		if gap > blockGap*nrm && in == 0 && coneSigns(v, I, b, sgn, math.Max(blockSignTol, eigvecRound(len(I), nrm, gap))) == 0 {
 			continue // simple, and neither ±v lies in the cone
 		}
 		mu, u = lam, nil
@@ -708,14 +711,14 @@ func blockMu(b []int, cols [][]blockEntry, sgn, diag []float64) (mu float64, u [
 	return mu, u
 }
 
-// coneSigns returns 1 when u, −1 when −u, has the cone's signs, sⱼuⱼ ≤ blockSignTol, on
-// the tie coordinates of I (positions in the block b), and 0 when neither has.
-func coneSigns(u []float64, I, b []int, sgn []float64) float64 {
+// coneSigns returns 1 when u, −1 when −u, has the cone's signs, sⱼuⱼ ≤ tol, on the tie
+// coordinates of I (positions in the block b), and 0 when neither has.
+func coneSigns(u []float64, I, b []int, sgn []float64, tol float64) float64 {
 	plus, minus := true, true
 	for x, i := range I {
 		if s := sgn[b[i]]; s != 0 {
-			plus = plus && s*u[x] <= blockSignTol
-			minus = minus && -s*u[x] <= blockSignTol
+			plus = plus && s*u[x] <= tol
+			minus = minus && -s*u[x] <= tol
 		}
 	}
 	switch {
@@ -725,6 +728,28 @@ func coneSigns(u []float64, I, b []int, sgn []float64) float64 {
 		return -1
 	}
 	return 0
+}
+
+// eigvecRound returns a bound on ‖v̂ − u‖∞ for smallestEig's unit vector v̂ of an n×n
+// symmetric A with ‖A‖_F = nrm and computed gap λ̂₂ − λ̂₁ = gap, u the unit eigenvector of
+// λ₁(A) of the sign with v̂·u ≥ 0 (+Inf when gap ≤ 3e, no bound). The symmetric
+// eigensolver is backward stable: (λ̂, v̂) is an eigenpair of A + E, ‖E‖₂ ≤ e = p(n)·ε·‖A‖₂
+// up to v̂'s departure from unit length, O(nε) (LAPACK Users' Guide, 3rd ed., §4.7.1; p(n)
+// is taken as blockRound·n, the convention smallestEig charges on eigenvalues). By Weyl,
+// λ̂₁ ≤ λ₁ + e and the exact gap λ₂ − λ₁ ≥ gap − 2e, so λ̂₁ lies at least gap − 3e from the
+// rest of A's spectrum, and the Davis–Kahan sin θ theorem (Davis & Kahan, SIAM J. Numer.
+// Anal. 7 (1970); Golub & Van Loan, Matrix Computations, 4th ed., Thm 8.1.12) bounds the
+// angle: sin θ ≤ e/(gap − 3e). Then ‖v̂ − u‖∞ ≤ ‖v̂ − u‖₂ = 2sin(θ/2) ≤ √2·sin θ (θ ≤ π/2),
+// plus the O(nε) of v̂'s length, charged as blockRound·n·ε. So when u has the cone's signs,
+// sⱼuⱼ ≤ 0, the computed v̂ has sⱼv̂ⱼ ≤ eigvecRound: a set I that blockMu skips because v̂
+// has an entry of the wrong sign beyond it (both ways round) has no λ₁-eigenvector in the
+// cone, when λ₁ is simple (gap > blockGap·nrm ≫ 3e).
+func eigvecRound(n int, nrm, gap float64) float64 {
+	e := blockRound * float64(n) * eps * nrm // ‖A‖₂ ≤ ‖A‖_F
+	if !(gap > 3*e) {
+		return math.Inf(1)
+	}
+	return math.Sqrt2*e/(gap-3*e) + blockRound*float64(n)*eps
 }
 
 // smallestEig returns the smallest eigenvalue of A lowered by its rounding

@@ -401,7 +401,7 @@ func TestBlockMuNearRepeated(t *testing.T) {
 		for j := range all {
 			all[j] = j
 		}
-		if _, v, _, ok := smallestEig(M); ok && coneSigns(v, all, b, sgn) == 0 {
+		if _, v, _, ok := smallestEig(M); ok && coneSigns(v, all, b, sgn, blockSignTol) == 0 {
 			outside++
 		}
 	}
@@ -409,4 +409,84 @@ func TestBlockMuNearRepeated(t *testing.T) {
 	if outside < n/50 {
 		t.Errorf("only %d of %d computed eigenvectors left the cone: the instances no longer exercise the guard", outside, n)
 	}
+}
+
+// TestEigvecRound cross-checks eigvecRound, the bound blockMu's sign test rests on, against
+// eigenvectors known by construction: M = Σₖ λₖqₖqₖᵀ (q orthonormal, from Gram–Schmidt)
+// with the gap λ₂ − λ₁ from blockGap·‖M‖_F (the least at which blockMu trusts a vector) to
+// ‖M‖_F, some of the other eigenvalues repeated, n from 2 to 40: smallestEig's vector must
+// lie within eigvecRound of ±q₁ in every entry. (q₁ is exact for the rounded M only up to
+// M's own rounding, ≈ nε‖M‖/gap, which the bound's p(n) = blockRound·n covers many times.)
+func TestEigvecRound(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 600
+	}
+	rng := rand.New(rand.NewPCG(41, 42))
+	worst := 0.0 // the largest ‖v̂ − ±q₁‖∞ / eigvecRound
+	for i := range n {
+		d := 2 + rng.IntN(10)
+		if i%20 == 0 {
+			d = 20 + rng.IntN(21)
+		}
+		q := make([][]float64, d)
+		for k := range q {
+			q[k] = make([]float64, d)
+			for j := range d {
+				q[k][j] = rng.NormFloat64()
+			}
+			for range 2 {
+				for l := range k {
+					axpy(q[k], -dot(q[k], q[l]), q[l])
+				}
+			}
+			scale(q[k], 1/norm(q[k]))
+		}
+		lam := make([]float64, d)
+		lam[0] = -1
+		rel := blockGap * math.Pow(10, 8*rng.Float64()) // gap relative to ‖M‖_F
+		for k := 1; k < d; k++ {
+			lam[k] = 2*rng.Float64() - 1
+			if rng.IntN(3) == 0 && k > 1 {
+				lam[k] = lam[k-1] // repeated eigenvalues above λ₂
+			}
+		}
+		f := 0.0
+		for _, l := range lam {
+			f += l * l
+		}
+		lam[1] = -1 + 2*rel*math.Sqrt(f) // ‖M‖_F ≤ √f + 2 rel √f
+		M := mat.NewSymDense(d, nil)
+		for a := range d {
+			for c := a; c < d; c++ {
+				v := 0.0
+				for k := range d {
+					v += lam[k] * q[k][a] * q[k][c]
+				}
+				M.SetSym(a, c, v)
+			}
+		}
+		_, v, gap, ok := smallestEig(M)
+		if !ok {
+			t.Fatalf("instance %d: the factorization failed", i)
+		}
+		bound := eigvecRound(d, mat.Norm(M, 2), gap)
+		if math.IsInf(bound, 1) {
+			t.Errorf("instance %d (d=%d): gap %g ≥ %g·‖M‖_F gives no bound", i, d, gap, rel)
+			continue
+		}
+		sg := 1.0
+		if dot(v, q[0]) < 0 {
+			sg = -1
+		}
+		dev := 0.0
+		for j := range d {
+			dev = math.Max(dev, math.Abs(v[j]-sg*q[0][j]))
+		}
+		worst = math.Max(worst, dev/bound)
+		if dev > bound {
+			t.Errorf("instance %d (d=%d, gap %.3g·‖M‖_F): ‖v̂ − q₁‖∞ = %.3g above eigvecRound = %.3g", i, d, rel, dev, bound)
+		}
+	}
+	t.Logf("%d eigenvectors: ‖v̂ − q₁‖∞ at most %.3g of eigvecRound", n, worst)
 }
