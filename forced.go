@@ -232,7 +232,7 @@ func (w *walk) forcedKeep(held []int, fr forcedFrame) []int {
 		}
 	}
 	w.forcedSigns(held, D, fr, fail)
-	costs := w.forcedCosts(D, fr.rho, fail)
+	costs := w.forcedCosts(D, fr.rho, fail, w.forcedViolations(held, fr))
 	mu := make([]float64, f)
 	for i := range f {
 		mu[i] = -dot(fr.v, D[i])
@@ -412,14 +412,22 @@ func (w *walk) commitForced(held []int, shift, p float64) {
 // the curvature along dᵢ can give back:
 //
 //	ρ·√(‖P_N M dᵢ‖² + ¼·max(0, −Nᵢᵢ)²/‖dᵢ‖²),
-//	ρ·‖P_Z M dᵢ‖ + ρ·‖(max(0, −Nₖᵢ)/‖dₖ‖)ₖ≠ᵢ‖ + ½ρ·max(0, −Nᵢᵢ)/‖dᵢ‖,
+//	ρ·‖P_Z M dᵢ‖ + ρ·‖(max(0, −Nₖᵢ)/‖dₖ‖)ₖ≠ᵢ‖ + ½ρ·max(0, −Nᵢᵢ)/‖dᵢ‖ + Σₖ uₖ·max(0, −Nₖᵢ),
 //
-// N = DᵀMD and P_Z the projection on the directions F and the equalities leave free. The
-// first is holdForcedRows's Cauchy–Schwarz step (‖z′‖² + tᵢ²‖dᵢ‖² ≤ ρ²). The
-// second follows from z′ = P_Z z′ − Σₖ≠ᵢ tₖdₖ (z′ ∈ N, âₖ·dⱼ = δₖⱼ) and Σₖ tₖ²‖dₖ‖² ≤ tᵀG⁻¹t ≤ ρ²
-// (G⁻¹ ≥ 0): z′ᵀMdᵢ ≤ ρ‖P_Z M dᵢ‖ + Σₖ≠ᵢ tₖ·max(0, −Nₖᵢ), then Cauchy–Schwarz. A failing row
-// gets +Inf.
-func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool) []float64 {
+// N = DᵀMD, P_Z the projection on the directions F and the equalities leave free, and
+// u = viol the amounts uₖ = −sₖ ≥ 0 by which x violates F's rows in holdForcedRows's frame
+// at x (nil: none; in the frame p_E every offset is 0). The first is holdForcedRows's
+// Cauchy–Schwarz step (‖z′‖² + tᵢ²‖dᵢ‖² ≤ ρ²). The second: z′ ∈ N and âₖ·dⱼ = δₖⱼ give
+// z′ = P_Z z′ + Σₖ (âₖ·z′)dₖ, where âᵢ·z′ = sᵢ and âₖ·z′ = sₖ − tₖ for k ≠ i (t = s − A_E z,
+// s = 0 in the frame p_E), so
+//
+//	z′ᵀMdᵢ = (P_Z z′)ᵀMdᵢ − Σₖ≠ᵢ tₖNₖᵢ + Σₖ sₖNₖᵢ ≤ ρ‖P_Z M dᵢ‖ + Σₖ≠ᵢ tₖ·max(0, −Nₖᵢ) + Σₖ uₖ·max(0, −Nₖᵢ)
+//
+// (‖P_Z z′‖ ≤ ‖z′‖ ≤ ρ, sₖ = −uₖ ≤ 0), and Σₖ tₖ²‖dₖ‖² ≤ (t − s)ᵀG⁻¹(t − s) ≤ ρ² (G⁻¹ ≥ 0,
+// t − s ≥ t ≥ 0) bounds the middle sum by Cauchy–Schwarz. The last sum was missing before
+// (TestForcedCostsViolatedRows: at x outside a bound by u with Nᵢᵢ < 0, z′ᵀMdᵢ − ½tᵢNᵢᵢ
+// reaches ½ρ·|Nᵢᵢ| + ½u·|Nᵢᵢ|). A failing row gets +Inf.
+func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool, viol []float64) []float64 {
 	f, d := len(D), len(w.x)
 	costs := make([]float64, f)
 	nd := make([]float64, f)
@@ -434,10 +442,14 @@ func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool) []float64 {
 		}
 		w.mod.mul(Md, D[i])
 		curv := 0.5 * math.Max(0, -dot(D[i], Md)) / nd[i]
-		neg := 0.0
+		neg, off := 0.0, 0.0
 		for k := range f {
+			nki := math.Max(0, -dot(D[k], Md))
 			if k != i {
-				neg += math.Pow(math.Max(0, -dot(D[k], Md))/nd[k], 2)
+				neg += math.Pow(nki/nd[k], 2)
+			}
+			if viol != nil {
+				off += viol[k] * nki
 			}
 		}
 		for k := 0; k < w.base; k++ { // P_N: off the equalities' normals
@@ -449,9 +461,23 @@ func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool) []float64 {
 			b := w.basisVec(k)
 			axpy(Md, -dot(b, Md), b)
 		}
-		costs[i] = rho * math.Min(math.Hypot(pn, curv), norm(Md)+math.Sqrt(neg)+curv)
+		costs[i] = math.Min(rho*math.Hypot(pn, curv), rho*(norm(Md)+math.Sqrt(neg)+curv)+off)
 	}
 	return costs
+}
+
+// forcedViolations returns, in holdForcedRows's frame at x, the amounts uₖ = max(0, −sₖ) by
+// which x violates the held rows (within the feasibility tolerance), and nil in the frame
+// p_E, where every held row has offset 0.
+func (w *walk) forcedViolations(held []int, fr forcedFrame) []float64 {
+	if fr.pF != nil {
+		return nil
+	}
+	u := make([]float64, len(held))
+	for k, i := range held {
+		u[k] = math.Max(0, -w.s[i])
+	}
+	return u
 }
 
 // normShortcutDim: from this d on, forcedCostsCoords may trade the certainty of an escape
@@ -486,7 +512,7 @@ func (w *walk) forcedKeepCoords(held []int, fr forcedFrame) []int {
 		mu[i] = -sign * fr.v[j]
 		fail[i] = fail[i] || !(mu[i] > 0)
 	}
-	costs := w.forcedCostsCoords(f, fr.rho, mu, fail)
+	costs := w.forcedCostsCoords(f, fr.rho, mu, fail, w.forcedViolations(held, fr))
 	return w.forcedDecide(held, fr, mu, costs, fail)
 }
 
@@ -532,7 +558,7 @@ func (w *walk) forcedSignsCoords(held []int, fr forcedFrame, fail []bool) {
 }
 
 // forcedCostsCoords is forcedCosts for held rows that are coordinates (dᵢ = σᵢe_{jᵢ},
-// ‖dᵢ‖ = 1, Nₖᵢ = σₖ(Mdᵢ)_{jₖ}, P_Z sets F's coordinates to 0 after P_N): one product and
+// ‖dᵢ‖ = 1, Nₖᵢ = σₖ(Mdᵢ)_{jₖ}, P_Z sets F's coordinates to 0 after P_N; viol as there): one product and
 // O(d) per row that has not failed, +Inf for the others — except, for a matrix-free model,
 // rows whose multiplier exceeds
 //
@@ -544,14 +570,21 @@ func (w *walk) forcedSignsCoords(held []int, fr forcedFrame, fail []bool) {
 // escape's (walk.normFail). At a max-cut vertex of an Erdős–Rényi graph of average degree
 // 6 (M = ½W, ‖M‖₂ ≈ 3.6, λ₁ ≈ −2.7 at n = 10⁵) c ≈ 0.39 at r = 0.1, below the multipliers'
 // smallest nonzero value ½: n products become none.
-func (w *walk) forcedCostsCoords(f int, rho float64, mu []float64, fail []bool) []float64 {
+func (w *walk) forcedCostsCoords(f int, rho float64, mu []float64, fail []bool, viol []float64) []float64 {
 	d := len(w.x)
 	costs := make([]float64, f)
 	eqs := w.equalityNormals()
 	sgn := make([]float64, d) // σₖ at F's coordinates jₖ, 0 elsewhere
+	var uat []float64         // uₖ at F's coordinates jₖ (viol)
+	if viol != nil {
+		uat = make([]float64, d)
+	}
 	for k := range f {
 		j, sign := w.basis.isCoord(w.base + k)
 		sgn[j] = sign
+		if viol != nil {
+			uat[j] = viol[k]
+		}
 	}
 	short := 0.0 // c of the shortcut, 0: off
 	if nb := w.mod.nrm2; nb > 0 && (d >= normShortcutDim || w.mod.nrm2Exact) {
@@ -583,10 +616,15 @@ func (w *walk) forcedCostsCoords(f int, rho float64, mu []float64, fail []bool) 
 			unit[j] = 0
 		}
 		curv := 0.5 * math.Max(0, -sign*Md[j])
-		neg := 0.0
+		neg, off := 0.0, 0.0
 		for m, v := range Md {
-			if n := -sgn[m] * v; n > 0 && m != j {
-				neg += n * n
+			if n := -sgn[m] * v; n > 0 {
+				if m != j {
+					neg += n * n
+				}
+				if uat != nil {
+					off += uat[m] * n
+				}
 			}
 		}
 		for _, b := range eqs { // P_N: off the equalities' normals
@@ -599,7 +637,7 @@ func (w *walk) forcedCostsCoords(f int, rho float64, mu []float64, fail []bool) 
 				pz2 += v * v
 			}
 		}
-		costs[i] = rho * math.Min(math.Hypot(math.Sqrt(pn2), curv), math.Sqrt(pz2)+math.Sqrt(neg)+curv)
+		costs[i] = math.Min(rho*math.Hypot(math.Sqrt(pn2), curv), rho*(math.Sqrt(pz2)+math.Sqrt(neg)+curv)+off)
 	}
 	return costs
 }

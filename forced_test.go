@@ -243,3 +243,138 @@ func forcedBoxCase(t *testing.T, rng *rand.Rand, i int) (*Constraints, []float64
 	s := Settings{Delta: 0.01 * scale * scale, Radius: r}
 	return c, x, Problem{Grad: grad, Hess: symHess(Q)}, s
 }
+
+// TestForcedCostsViolatedRows cross-checks forcedCosts and forcedCostsCoords by dense
+// sampling where x violates held bounds within the feasibility tolerance (holdForcedRows's
+// frame at x, offsets sₖ = −uₖ < 0): box QPs with x outside some bounds by up to 0.4r
+// (FeasTol = 0.05), the Hessian's diagonal often negative on them. For each sampled z of
+// the disc with A_E z ≤ s and each held row i with tᵢ = sᵢ − âᵢ·z > 0, z′ = z + tᵢdᵢ must
+// have z′ᵀMdᵢ − ½tᵢNᵢᵢ ≤ cᵢ, the cost both functions return (what condition (c) rests
+// on). Without the term Σₖ uₖ·max(0, −Nₖᵢ) of the second bound the test fails.
+func TestForcedCostsViolatedRows(t *testing.T) {
+	n, samples := 400, 4000
+	if testing.Short() {
+		n = 100
+	}
+	rng := rand.New(rand.NewPCG(2718, 28))
+	checked, out := 0, 0
+	for i := range n {
+		d := 2 + rng.IntN(3)
+		r := 0.1
+		lo, hi, x := make([]float64, d), make([]float64, d), make([]float64, d)
+		held := make([]bool, d)
+		for j := range d {
+			lo[j], hi[j] = -1, 1
+			if j == 0 || rng.IntN(2) == 0 { // outside a bound by up to 0.4r
+				held[j] = true
+				x[j] = float64(1-2*rng.IntN(2)) * (1 + 0.4*r*rng.Float64())
+			} else {
+				x[j] = 0.5 * rng.NormFloat64() * 0.3
+			}
+		}
+		Q := make([][]float64, d)
+		for a := range Q {
+			Q[a] = make([]float64, d)
+		}
+		for a := range d {
+			for b := a; b < d; b++ {
+				v := rng.NormFloat64()
+				switch {
+				case a == b && held[a]:
+					v = -math.Abs(v) - 0.5
+				case held[a] != held[b]:
+					v *= 0.05
+				}
+				Q[a][b], Q[b][a] = v, v
+			}
+		}
+		g := make([]float64, d)
+		for j := range g {
+			g[j] = rng.NormFloat64()
+		}
+		grad := func(gr, y []float64) {
+			for a := range gr {
+				gr[a] = g[a]
+				for b := range y {
+					gr[a] += Q[a][b] * (y[b] - x[b])
+				}
+			}
+		}
+		c, err := NewBox(lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := New(Problem{Grad: grad, Hess: symHess(Q)}, c, Settings{Delta: 1e-3, Radius: r, FeasTol: 0.05})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rn := o.newRun(context.Background(), 0)
+		mod, _ := buildModel(x, rn.ev, newRand(0), &o.s, rn.r, MatrixFreeDim, -1)
+		w := newWalk(context.Background(), o.c, x, rn.r, mod, &o.s, false)
+		var rows []int
+		for _, k := range w.forcedCandidates() {
+			if w.push(k) {
+				rows = append(rows, k)
+			}
+		}
+		fr, ok := w.forcedFrame(rows)
+		if !ok || fr.pF != nil || len(rows) == 0 {
+			continue
+		}
+		f := len(rows)
+		D := make([][]float64, f)
+		for k := range D {
+			D[k] = w.basisVec(w.base + k)
+		}
+		viol := w.forcedViolations(rows, fr)
+		costs := [][]float64{
+			w.forcedCosts(D, fr.rho, make([]bool, f), viol),
+			w.forcedCostsCoords(f, fr.rho, make([]float64, f), make([]bool, f), viol),
+		}
+		s := make([]float64, f)
+		for k, l := range rows {
+			s[k] = w.s[l]
+		}
+		checked++
+		z, zp, Md := make([]float64, d), make([]float64, d), make([]float64, d)
+		for range samples {
+			for j := range z {
+				z[j] = rng.NormFloat64()
+			}
+			rad := fr.rho
+			if rng.IntN(2) == 0 {
+				rad *= math.Pow(rng.Float64(), 1/float64(d))
+			}
+			scale(z, rad/norm(z))
+			in := true
+			for k := range f {
+				in = in && dot(D[k], z) <= s[k]
+			}
+			if !in {
+				continue
+			}
+			for k := range f {
+				tk := s[k] - dot(D[k], z)
+				if !(tk > 0) {
+					continue
+				}
+				copy(zp, z)
+				axpy(zp, tk, D[k])
+				w.mod.mul(Md, D[k])
+				val := dot(zp, Md) - 0.5*tk*dot(D[k], Md)
+				for m, cs := range costs {
+					if val > cs[k]*(1+1e-12)+1e-15 {
+						if out++; out <= 5 {
+							t.Errorf("instance %d (d=%d, offsets %v), row %d, %s: z′ᵀMdᵢ − ½tᵢNᵢᵢ = %g above the cost %g",
+								i, d, s, k, []string{"forcedCosts", "forcedCostsCoords"}[m], val, cs[k])
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d instances in the frame at x with violated held bounds; %d samples above a cost", checked, out)
+	if checked < n/2 {
+		t.Errorf("only %d of %d instances had the frame at x", checked, n)
+	}
+}
