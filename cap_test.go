@@ -1,6 +1,7 @@
 package houdini
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -28,7 +29,7 @@ func TestCapBoundBelowMinimum(t *testing.T) {
 	if testing.Short() {
 		n = 100
 	}
-	var answered, below, total int
+	var bars barCounts
 	for i := range n {
 		rng := rand.New(rand.NewPCG(2027, uint64(i)))
 		spec := bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)),
@@ -49,31 +50,12 @@ func TestCapBoundBelowMinimum(t *testing.T) {
 				continue
 			}
 			scale := (norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3*tr[2])
-			tol := 1e-9*scale + w.eqErr
-			for _, f := range []float64{-1, -0.3, -0.1, -0.03, -0.01, -0.001, 1e-9, 1e-3, 0.1} {
-				bar := truth.Value + f*scale
-				w.pool.keep, w.pool.qmin = bar, math.Inf(1)
-				L := w.capBound()
-				if f < 0 {
-					total++
-				}
-				if math.IsInf(L, -1) {
-					continue
-				}
-				answered++
-				if f < 0 {
-					below++
-				}
-				if L < bar || L > truth.Value+tol {
-					t.Errorf("instance %d (%s, copy %v): bar %.6g: cap bound %.17g, exhaustive minimum %.17g",
-						i, in.Name, tr, bar, L, truth.Value)
-				}
-			}
+			barSweep(t, w, w.capBound, truth.Value, scale, 1e-9*scale+w.eqErr, &bars, fmt.Sprintf("instance %d (%s, copy %v): cap bound", i, in.Name, tr))
 		}
 	}
-	t.Logf("%d instances × 3 copies: the bound answered %d times, %d of %d bars below the minimum", n, answered, below, total)
-	if below < total/20 {
-		t.Errorf("the bound decides too rarely: %d of %d bars below the minimum", below, total)
+	t.Logf("%d instances × 3 copies: the bound answered %d times, %d of %d bars below the minimum", n, bars.answered, bars.below, bars.total)
+	if bars.below < bars.total/20 {
+		t.Errorf("the bound decides too rarely: %d of %d bars below the minimum", bars.below, bars.total)
 	}
 }
 
@@ -107,27 +89,13 @@ func TestCapPruningAgainstBruteForce(t *testing.T) {
 		}
 		for _, tr := range [2][3]float64{{0, 1, 1}, {[]float64{1e3, -1e8}[i%2], []float64{1e-3, 1e3}[i/2%2], []float64{0x1p-20, 0x1p20}[i/4%2]}} {
 			in := base.Transform(tr[0], tr[1], tr[2])
-			c, err := forcedTestSet(in)
-			if err != nil {
-				continue // nudged off the rows by more than the tolerance
+			ok, cert := prunedAgainstFull(t, in, tr[2], []float64{1e-3, 1e-2, 0.1, 1}[i%4], func(o *Optimizer) { o.countCapPrunes(&byCap); o.setNoCone(true) },
+				fmt.Sprintf("instance %d (%s, gradient ×%g, copy %v)", i, in.Name, g, tr))
+			if ok {
+				tried++
 			}
-			scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3*tr[2]
-			s := Settings{Delta: []float64{1e-3, 1e-2, 0.1, 1}[i%4] * scale, Radius: in.R, MaxSubsets: 1 << 20}
-			p := Problem{Func: in.Func, Grad: in.Grad, Hess: exactHess(in)}
-			ep, ef, err := escapePrunedFull(p, c, s, in.X, func(o *Optimizer) { o.countCapPrunes(&byCap); o.setNoCone(true) })
-			if err != nil {
-				continue // x infeasible after the nudge: both refuse it
-			}
-			tried++
-			truth := bruteforce.Min(in.Problem()).Value
-			tol := 1e-9*math.Abs(ef.ModelDecrease) + 1e-12*scale
-			if ep.Certified {
+			if cert {
 				certified++
-			}
-			if ep.ModelDecrease < ef.ModelDecrease-tol || (ep.Certified && !ef.Certified) || (ep.Complete && ef.Found && !ep.Found) ||
-				(ep.Certified && truth < -s.Delta/2-1e-7*scale) {
-				t.Errorf("instance %d (%s, gradient ×%g, copy %v): pruned (found %v, certified %v, model decrease %.17g) vs full (found %v, certified %v, %.17g), exhaustive minimum %.17g, δ %g",
-					i, in.Name, g, tr, ep.Found, ep.Certified, ep.ModelDecrease, ef.Found, ef.Certified, ef.ModelDecrease, truth, s.Delta)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package houdini
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -54,7 +55,7 @@ func TestConeBoundBelowMinimum(t *testing.T) {
 	if testing.Short() {
 		n = 600
 	}
-	var answered, below, total int
+	var bars barCounts
 	for i := range n {
 		rng := rand.New(rand.NewPCG(2026, uint64(i)))
 		spec := bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)),
@@ -75,30 +76,11 @@ func TestConeBoundBelowMinimum(t *testing.T) {
 			continue
 		}
 		scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3
-		tol := 1e-9 * scale
-		for _, f := range []float64{-1, -0.3, -0.1, -0.03, -0.01, -0.001, 1e-9, 1e-3, 0.1} {
-			bar := truth.Value + f*scale
-			w.pool.keep, w.pool.qmin = bar, math.Inf(1)
-			L := w.coneBound()
-			if f < 0 {
-				total++
-			}
-			if math.IsInf(L, -1) {
-				continue
-			}
-			answered++
-			if f < 0 {
-				below++
-			}
-			if L < bar || L > truth.Value+tol {
-				t.Errorf("instance %d (%s): bar %.6g: cone bound %.17g, exhaustive minimum %.17g",
-					i, in.Name, bar, L, truth.Value)
-			}
-		}
+		barSweep(t, w, w.coneBound, truth.Value, scale, 1e-9*scale, &bars, fmt.Sprintf("instance %d (%s): cone bound", i, in.Name))
 	}
-	t.Logf("%d instances: the bound answered %d times, %d of %d bars below the minimum", n, answered, below, total)
-	if below < total/20 {
-		t.Errorf("the bound decides too rarely: %d of %d bars below the minimum", below, total)
+	t.Logf("%d instances: the bound answered %d times, %d of %d bars below the minimum", n, bars.answered, bars.below, bars.total)
+	if bars.below < bars.total/20 {
+		t.Errorf("the bound decides too rarely: %d of %d bars below the minimum", bars.below, bars.total)
 	}
 }
 
@@ -258,27 +240,13 @@ func TestConePruningAgainstBruteForce(t *testing.T) {
 		}
 		for _, tr := range [2][3]float64{{0, 1, 1}, {[]float64{10, 1e3}[i%2], []float64{1e-3, 1e3}[i/2%2], []float64{1e-2, 1e2}[i/4%2]}} {
 			in := base.Transform(tr[0], tr[1], tr[2])
-			c, err := forcedTestSet(in)
-			if err != nil {
-				continue // nudged off the rows by more than the tolerance
+			ok, cert := prunedAgainstFull(t, in, tr[2], []float64{1e-3, 1e-2, 0.1, 1}[i%4], func(o *Optimizer) { o.countConePrunes(&byCone) },
+				fmt.Sprintf("instance %d (%s, gradient ×%g, copy %v)", i, in.Name, g, tr))
+			if ok {
+				tried++
 			}
-			scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3*tr[2]
-			s := Settings{Delta: []float64{1e-3, 1e-2, 0.1, 1}[i%4] * scale, Radius: in.R, MaxSubsets: 1 << 20}
-			p := Problem{Func: in.Func, Grad: in.Grad, Hess: exactHess(in)}
-			ep, ef, err := escapePrunedFull(p, c, s, in.X, func(o *Optimizer) { o.countConePrunes(&byCone) })
-			if err != nil {
-				continue // x infeasible after the nudge: both refuse it
-			}
-			tried++
-			truth := bruteforce.Min(in.Problem()).Value
-			tol := 1e-9*math.Abs(ef.ModelDecrease) + 1e-12*scale
-			if ep.Certified {
+			if cert {
 				certified++
-			}
-			if ep.ModelDecrease < ef.ModelDecrease-tol || (ep.Certified && !ef.Certified) || (ep.Complete && ef.Found && !ep.Found) ||
-				(ep.Certified && truth < -s.Delta/2-1e-7*scale) {
-				t.Errorf("instance %d (%s, gradient ×%g, copy %v): pruned (found %v, certified %v, model decrease %.17g) vs full (found %v, certified %v, %.17g), exhaustive minimum %.17g, δ %g",
-					i, in.Name, g, tr, ep.Found, ep.Certified, ep.ModelDecrease, ef.Found, ef.Certified, ef.ModelDecrease, truth, s.Delta)
 			}
 		}
 	}
@@ -314,21 +282,4 @@ func TestConeCandidate(t *testing.T) {
 	if q := w.mod.value(h); q >= w.pool.keep || h[0] < 0 || h[1] < 0 || norm(h) > 0.1 {
 		t.Errorf("candidate %v with model value %g (keep %g)", h, q, w.pool.keep)
 	}
-}
-
-// escapePrunedFull escapes x with the default walk, its test switches set by prep, and
-// with the full walk (no forcing, no pruning).
-func escapePrunedFull(p Problem, c *Constraints, s Settings, x []float64, prep func(*Optimizer)) (ep, ef *EscapeResult, err error) {
-	pruned, err := New(p, c, s)
-	if err != nil {
-		return nil, nil, err
-	}
-	prep(pruned)
-	full, _ := New(p, c, s)
-	full.setNoPrune(true)
-	if ep, err = pruned.Escape(context.Background(), x); err != nil {
-		return nil, nil, err
-	}
-	ef, err = full.Escape(context.Background(), x)
-	return ep, ef, err
 }

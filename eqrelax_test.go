@@ -2,6 +2,7 @@ package houdini
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -30,7 +31,8 @@ func TestEqRelaxBoundBelowMinimum(t *testing.T) {
 	if testing.Short() {
 		n = 800
 	}
-	var answered, below, total, tried int
+	var bars barCounts
+	tried := 0
 	for i := range n {
 		rng := rand.New(rand.NewPCG(1416, uint64(i)))
 		model := bruteforce.Model(rng.IntN(int(bruteforce.NumModels)))
@@ -57,31 +59,12 @@ func TestEqRelaxBoundBelowMinimum(t *testing.T) {
 			}
 			tried++
 			scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3*tr[2]
-			tol := 1e-9 * scale
-			for _, f := range []float64{-1, -0.3, -0.1, -0.03, -0.01, -0.001, 1e-9, 1e-3, 0.1} {
-				bar := truth.Value + f*scale
-				w.pool.keep, w.pool.qmin = bar, math.Inf(1)
-				L := w.eqRelaxBound()
-				if f < 0 {
-					total++
-				}
-				if math.IsInf(L, -1) {
-					continue
-				}
-				answered++
-				if f < 0 {
-					below++
-				}
-				if L < bar || L > truth.Value+tol {
-					t.Errorf("instance %d (%s, copy %v): bar %.6g: relaxed-equality bound %.17g, exhaustive minimum %.17g",
-						i, in.Name, tr, bar, L, truth.Value)
-				}
-			}
+			barSweep(t, w, w.eqRelaxBound, truth.Value, scale, 1e-9*scale, &bars, fmt.Sprintf("instance %d (%s, copy %v): relaxed-equality bound", i, in.Name, tr))
 		}
 	}
-	t.Logf("%d walks with one equality: the bound answered %d times, %d of %d bars below the minimum", tried, answered, below, total)
-	if below < total/50 {
-		t.Errorf("the bound decides too rarely: %d of %d bars below the minimum", below, total)
+	t.Logf("%d walks with one equality: the bound answered %d times, %d of %d bars below the minimum", tried, bars.answered, bars.below, bars.total)
+	if bars.below < bars.total/50 {
+		t.Errorf("the bound decides too rarely: %d of %d bars below the minimum", bars.below, bars.total)
 	}
 }
 
@@ -116,27 +99,13 @@ func TestEqRelaxPruningAgainstBruteForce(t *testing.T) {
 		}
 		for _, tr := range [2][3]float64{{0, 1, 1}, {[]float64{10, 1e3}[i%2], []float64{1e-3, 1e3}[i/2%2], []float64{1e-2, 1e2}[i/4%2]}} {
 			in := base.Transform(tr[0], tr[1], tr[2])
-			c, err := forcedTestSet(in)
-			if err != nil {
-				continue // nudged off the rows by more than the tolerance
+			ok, cert := prunedAgainstFull(t, in, tr[2], []float64{1e-3, 1e-2, 0.1, 1}[i%4], func(o *Optimizer) { o.countEqRelaxPrunes(&byEq) },
+				fmt.Sprintf("instance %d (%s, gradient ×%g, copy %v)", i, in.Name, g, tr))
+			if ok {
+				tried++
 			}
-			scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3*tr[2]
-			s := Settings{Delta: []float64{1e-3, 1e-2, 0.1, 1}[i%4] * scale, Radius: in.R, MaxSubsets: 1 << 20}
-			p := Problem{Func: in.Func, Grad: in.Grad, Hess: exactHess(in)}
-			ep, ef, err := escapePrunedFull(p, c, s, in.X, func(o *Optimizer) { o.countEqRelaxPrunes(&byEq) })
-			if err != nil {
-				continue // x infeasible after the nudge: both refuse it
-			}
-			tried++
-			truth := bruteforce.Min(in.Problem()).Value
-			tol := 1e-9*math.Abs(ef.ModelDecrease) + 1e-12*scale
-			if ep.Certified {
+			if cert {
 				certified++
-			}
-			if ep.ModelDecrease < ef.ModelDecrease-tol || (ep.Certified && !ef.Certified) || (ep.Complete && ef.Found && !ep.Found) ||
-				(ep.Certified && truth < -s.Delta/2-1e-7*scale) {
-				t.Errorf("instance %d (%s, gradient ×%g, copy %v): pruned (found %v, certified %v, model decrease %.17g) vs full (found %v, certified %v, %.17g), exhaustive minimum %.17g, δ %g",
-					i, in.Name, g, tr, ep.Found, ep.Certified, ep.ModelDecrease, ef.Found, ef.Certified, ef.ModelDecrease, truth, s.Delta)
 			}
 		}
 	}
