@@ -79,6 +79,7 @@ type lanczosRun struct {
 	alpha, beta []float64
 	next        float64 // the last residual's length, β_k
 	invariant   bool
+	breakdown   bool // the plain recurrence's β_k fell below lanczosBreakdown (lanczosPass1)
 }
 
 // lanczosRunFrom runs Lanczos from start on op for at most kmax steps, asking done after
@@ -207,26 +208,9 @@ type krylovResult struct {
 // to krylovStallTol·δ. Cost: at most krylovMaxSteps + krylovGradSteps products, O(K²d).
 func findInsideKrylov(ctx context.Context, op faceOp, g []float64, c0, rs, keep, delta float64, rng *rand.Rand) krylovResult {
 	res := krylovResult{lower: math.Inf(-1)}
-	z := make([]float64, len(g))
-	for j := range z {
-		z[j] = rng.NormFloat64()
-	}
+	z := krylovStart(rng, len(g))
 	kmax := min(op.m, krylovMaxSteps)
-	lamTol := krylovLamTol * delta / (rs * rs)
-	ra := lanczosRunFrom(op, z, kmax, func(lr *lanczosRun) bool {
-		k := len(lr.alpha)
-		if k < 2 || ctx.Err() != nil {
-			return ctx.Err() != nil
-		}
-		lo, hi := lr.ritzExtremes()
-		if k >= krylovMinSteps && c0+0.5*lo*rs*rs < -delta {
-			// ±rs·u₁ already lowers the model by δ: the face holds a move, so its bound
-			// decides nothing (no prune below keep = −δ/3, no certificate) and needs no accuracy.
-			return true
-		}
-		eps := kwStopEps(k, kmax, op.m, krylovFailProb/2) // lam1Bound's, at this step
-		return eps < 0.5 && eps*(hi-lo)/(1-2*eps) <= lamTol
-	})
+	ra := lanczosRunFrom(op, z, kmax, randomStartStop(ctx, op, c0, rs, delta, kmax))
 	nv := norm(g)
 	var rb *lanczosRun
 	if nv > 0 {
@@ -280,6 +264,37 @@ func findInsideKrylov(ctx context.Context, op faceOp, g []float64, c0, rs, keep,
 	res.lower = math.Min(lowerSub, lower)
 	res.fail = fail
 	return res
+}
+
+// krylovStart returns the random start of findInsideKrylov's λ₁ run: N(0, I) in Rᵈ, whose
+// projection on the face is uniform on its unit sphere after normalization.
+func krylovStart(rng *rand.Rand, d int) []float64 {
+	z := make([]float64, d)
+	for j := range z {
+		z[j] = rng.NormFloat64()
+	}
+	return z
+}
+
+// randomStartStop returns the stopping test of the random-start run of at most kmax steps:
+// a move of δ is in hand (after krylovMinSteps), or lam1Bound's L₁ is within
+// krylovLamTol·δ/rs² of θ_min.
+func randomStartStop(ctx context.Context, op faceOp, c0, rs, delta float64, kmax int) func(*lanczosRun) bool {
+	lamTol := krylovLamTol * delta / (rs * rs)
+	return func(lr *lanczosRun) bool {
+		k := len(lr.alpha)
+		if k < 2 || ctx.Err() != nil {
+			return ctx.Err() != nil
+		}
+		lo, hi := lr.ritzExtremes()
+		if k >= krylovMinSteps && c0+0.5*lo*rs*rs < -delta {
+			// ±rs·u₁ already lowers the model by δ: the face holds a move, so its bound
+			// decides nothing (no prune below keep = −δ/3, no certificate) and needs no accuracy.
+			return true
+		}
+		eps := kwStopEps(k, kmax, op.m, krylovFailProb/2) // lam1Bound's, at this step
+		return eps < 0.5 && eps*(hi-lo)/(1-2*eps) <= lamTol
+	}
 }
 
 // gltrStall returns the stopping test of the GLTR run: the minimum of the model over the
@@ -385,8 +400,23 @@ func (lr *lanczosRun) ritzPairs(n int) (lo, hi float64, U, MU [][]float64, ok bo
 // of the Lanczos relation, β_k|e_kᵀz|; only the picked λ's bound is computed in full.
 // −Inf when no λ qualifies (L₁ = −Inf, or T + λI not positive definite).
 func dualLower(lr *lanczosRun, g []float64, c0, nv, L1, rs float64) float64 {
-	if math.IsInf(L1, -1) || len(lr.alpha) == 0 {
+	lam, z, ok := dualPick(lr, c0, nv, L1, rs)
+	if !ok {
 		return math.Inf(-1)
+	}
+	x, Mx := make([]float64, len(g)), make([]float64, len(g))
+	for i, zi := range z {
+		axpy(x, zi, lr.Q[i])
+		axpy(Mx, zi, lr.W[i])
+	}
+	return dualEval(g, x, Mx, c0, L1, rs, lam)
+}
+
+// dualPick returns dualLower's λ, picked on the grid from the run's T alone, and the
+// coordinates z = (T + λI)⁻¹e₁‖v′‖ of its iterate; ok is false when no λ qualifies.
+func dualPick(lr *lanczosRun, c0, nv, L1, rs float64) (lam float64, z []float64, ok bool) {
+	if math.IsInf(L1, -1) || len(lr.alpha) == 0 {
+		return 0, nil, false
 	}
 	lam0 := math.Max(0, -L1)
 	s := 0.0
@@ -408,20 +438,22 @@ func dualLower(lr *lanczosRun, g []float64, c0, nv, L1, rs float64) float64 {
 		}
 	}
 	if math.IsNaN(bestLam) {
-		return math.Inf(-1)
+		return 0, nil, false
 	}
-	z, _ := tridiagSolve(lr.alpha, lr.beta, bestLam, nv)
-	x, Ax := make([]float64, len(g)), make([]float64, len(g))
-	for i, zi := range z {
-		axpy(x, zi, lr.Q[i])
-		axpy(Ax, zi, lr.W[i])
-	}
-	axpy(Ax, bestLam, x)
+	z, _ = tridiagSolve(lr.alpha, lr.beta, bestLam, nv)
+	return bestLam, z, true
+}
+
+// dualEval returns dualLower's bound at λ from any x in the face and Mx = M′x (no
+// orthogonality of anything is needed: the inequality holds for every x).
+func dualEval(g, x, Mx []float64, c0, L1, rs, lam float64) float64 {
+	Ax := append([]float64(nil), Mx...)
+	axpy(Ax, lam, x)
 	r := append([]float64(nil), g...)
 	axpy(r, -1, Ax)
 	nr := norm(r)
-	U := 2*dot(g, x) - dot(x, Ax) + nr*nr/(L1+bestLam)
-	return c0 - 0.5*U - 0.5*bestLam*rs*rs
+	U := 2*dot(g, x) - dot(x, Ax) + nr*nr/(L1+lam)
+	return c0 - 0.5*U - 0.5*lam*rs*rs
 }
 
 // tridiagSolve solves (T + λI)z = c·e₁ for the symmetric tridiagonal T (diagonal alpha,

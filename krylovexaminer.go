@@ -147,7 +147,11 @@ func (e *krylovExaminer) examineFace(w *walk) float64 {
 		op.proj = w.basis.project
 	}
 	op.proj(g)
-	res := findInsideKrylov(w.ctx, op, g, c0, w.radius(), w.pool.keep, e.delta, e.rng)
+	findInside := findInsideKrylov
+	if useTwoPass(d, op.m) { // O(d) memory instead of O(d·k): twopass.go
+		findInside = findInsideTwoPass
+	}
+	res := findInside(w.ctx, op, g, c0, w.radius(), w.pool.keep, e.delta, e.rng)
 	e.inexact = e.inexact || !res.exact
 	if !res.ok {
 		if w.ctx.Err() != nil {
