@@ -32,8 +32,12 @@ const (
 // norm (a 2026-11-23 review built one: diag(1, 1, 1, 1, 1000) from a start with 10⁻¹⁴ on
 // the last coordinate), an event far rarer than krylovFailProb for a Gaussian start, which
 // is not charged (lam1Bound's convention). Unlike lanczosRunFrom it keeps no products: k d-vectors of memory,
-// O(k²d) work and k products.
+// O(k²d) work and k products; where those k d-vectors may exceed twoPassBytes (from
+// d ≈ 82 000 on), spectrumBoundsPlain: no basis at all.
 func spectrumBounds(op faceOp, z []float64, kmax int) (lo, hi float64, exact bool) {
+	if 8*float64(len(z))*float64(min(kmax, op.m)) > twoPassBytes {
+		return spectrumBoundsPlain(op, z, kmax)
+	}
 	q := append([]float64(nil), z...)
 	op.proj(q)
 	nq := norm(q)
@@ -77,5 +81,54 @@ func spectrumBounds(op faceOp, z []float64, kmax int) (lo, hi float64, exact boo
 		beta = append(beta, b)
 		q = r
 		scale(q, 1/b)
+	}
+}
+
+// spectrumBoundsPlain is spectrumBounds by the plain three-term recurrence (twopass.go's
+// lanczosStepper, no reorthogonalization, no basis kept: O(d) memory and O(kd) work). Its
+// bounds are widened by the rounding margin ω_k of twoPassLam1Bound on each side (the
+// proof is twopass.go's header: the computed T is the exact Lanczos matrix of an Ã whose
+// eigenvalues lie within ω of M′'s, from a start with the random start's weights, so the
+// Kuczyński–Woźniakowski bound and Paige's theorem hold for it, both ends alike, up to ω):
+//
+//	λ₁ ≥ θ_min − εS − ω_k,  λ_n ≤ θ_max + εS + ω_k,
+//
+// except with probability krylovFailProb, and it stops once εS + ω_k is within
+// spectrumRelTol·max(|θ_min|, |θ_max|). exact only after a breakdown (then the bounds are
+// θ_min − ω_k and θ_max + ω_k); reaching the face's dimension is no basis of the face for
+// the plain recurrence, so the KW bound applies there.
+func spectrumBoundsPlain(op faceOp, z []float64, kmax int) (lo, hi float64, exact bool) {
+	var s lanczosStepper
+	if !s.start(op, z) {
+		return 0, 0, true
+	}
+	kmax = min(kmax, op.m)
+	var alpha, beta []float64
+	big := 0.0
+	for k := 1; ; k++ {
+		a, b := s.step()
+		alpha = append(alpha, a)
+		big = math.Max(big, math.Abs(a))
+		if op.err() != nil {
+			return math.Inf(-1), math.Inf(1), false
+		}
+		tlo, thi := (&lanczosRun{alpha: alpha, beta: beta}).ritzExtremes()
+		omega := twoPassRoundTol * float64(k*k) * math.Max(math.Abs(tlo), math.Abs(thi))
+		if !(b > lanczosBreakdown*math.Max(big, 1e-300)) {
+			return tlo - omega, thi + omega, true
+		}
+		lo, hi = math.Inf(-1), math.Inf(1)
+		if eps := kwStopEps(k, kmax, op.m, krylovFailProb/2); eps < 0.5 { // a stopping rule: kwStopEps
+			gap := eps*(thi-tlo)/(1-2*eps) + omega
+			lo, hi = tlo-gap, thi+gap
+			if gap <= spectrumRelTol*math.Max(math.Abs(tlo), math.Abs(thi)) {
+				return lo, hi, false
+			}
+		}
+		if k >= kmax {
+			return lo, hi, false
+		}
+		beta = append(beta, b)
+		s.advance(b)
 	}
 }

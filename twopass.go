@@ -73,10 +73,12 @@ import (
 
 // Constants of the two-pass backend.
 const (
-	// twoPassBytes: findInsideKrylov runs two-pass on a face where the one-pass runs' bases
-	// (a d-vector and its product per step, 16 bytes a coordinate) may exceed this many
-	// bytes: from d ≈ 20 000 on for a face of thousands of dimensions.
-	twoPassBytes = 1 << 27
+	// twoPassBytes: the Krylov examiner runs two-pass on a face where the one-pass runs'
+	// bases (a d-vector and its product per step, 16 bytes a coordinate) may exceed this
+	// many bytes: from d ≈ 15 600 on for a face of more than 300 dimensions (n = 10⁴
+	// max-cut keeps the one-pass runs, n = 10⁵ takes these); spectrumBounds likewise
+	// (8 bytes a coordinate and step) from d ≈ 82 000 on.
+	twoPassBytes = 100 << 20
 	// twoPassRoundTol·k²·θ_abs is the rounding margin ω_k that twoPassLam1Bound charges to
 	// λ₁'s bound for a plain recurrence of k steps (see the file's header): 1.5·10⁻⁸ ≈ √ε.
 	twoPassRoundTol = 1.5e-8

@@ -266,6 +266,10 @@ func vmHWM(path string) int64 {
 // profile goes to that name + "." + its pid).
 const profileEnv = "LARGECUT_CPUPROFILE"
 
+// memProfileEnv, when set, names the files of the children's allocation profiles (pprof's
+// "allocs": go tool pprof -sample_index=alloc_space), written when the job ends.
+const memProfileEnv = "LARGECUT_MEMPROFILE"
+
 // childMain runs the job named by jobEnv, if any, and reports whether it did.
 func childMain() bool {
 	spec := os.Getenv(jobEnv)
@@ -284,6 +288,12 @@ func childMain() bool {
 	err := json.Unmarshal([]byte(spec), &job)
 	if err == nil {
 		err = runChild(job, os.Stdout, os.Stderr)
+	}
+	if path := os.Getenv(memProfileEnv); path != "" { // where the child allocated, for diagnosis
+		if f, err := os.Create(fmt.Sprintf("%s.%d", path, os.Getpid())); err == nil {
+			pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "largecut child:", err)

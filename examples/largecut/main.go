@@ -51,6 +51,7 @@ type options struct {
 	verbose    bool
 	bmzStart   bool
 	startRuns  int
+	peers      bool
 }
 
 func parse(args []string) (*options, error) {
@@ -70,12 +71,13 @@ func parse(args []string) (*options, error) {
 	seed := fs.Uint64("seed", 1, "graph, QP and peer seed; Settings.Seed")
 	bmzStart := fs.Bool("bmzstart", true, "also run houdini from the best vector of BMZ runs (their time included)")
 	startRuns := fs.Int("startruns", 1, "BMZ runs (best of, the peer's first ones) whose best vector houdini starts from with -bmzstart")
+	peers := fs.Bool("peers", true, "run the peers (1-flip, BMZ) and show SciPy's stored row; false: houdini's rows alone")
 	verbose := fs.Bool("v", false, "show the runs' logs (phases, escapes) on stderr")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	o := &options{families: strings.Split(*families, ","), runs: *runs, seed: *seed, houdiniMax: *houdiniMax,
-		grace: *grace, verbose: *verbose, bmzStart: *bmzStart, startRuns: max(1, *startRuns),
+		grace: *grace, verbose: *verbose, peers: *peers, bmzStart: *bmzStart, startRuns: max(1, *startRuns),
 		cfg: Config{Delta: *delta, Radius: *radius, Hess: *hess, HessVec: *hessVec, MaxSubsets: *maxSubsets, Timeout: *timeout, Seed: *seed}}
 	var err error
 	if o.ns, err = ints(*ns); err != nil {
@@ -138,6 +140,9 @@ func run(args []string, w io.Writer) error {
 					}
 					fmt.Fprintf(w, "| | | | **houdini from BMZ (best of %d)** | %s |\n", o.startRuns, cells(out, true))
 				}
+			}
+			if !o.peers {
+				continue
 			}
 			for _, kind := range []string{"oneflip", "bmz"} {
 				out, err := spawn(Job{Kind: kind, Family: fam, N: n, Seed: o.seed, Runs: o.runs}, 0, o.verbose)
