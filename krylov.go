@@ -228,7 +228,7 @@ func findInsideKrylov(ctx context.Context, op faceOp, g []float64, c0, rs, keep,
 		return res
 	}
 	L1, fail := lam1Bound(ra, op.m, kmax, lo, hi)
-	V, W := unionBasis(rb, U, MU)
+	V, W := unionBasis(rb, U, MU, krylovDropTol)
 	K := len(V)
 	T := mat.NewSymDense(K, nil)
 	gt := make([]float64, K)
@@ -330,11 +330,12 @@ func gltrStall(ctx context.Context, nv, rs, delta float64) func(*lanczosRun) boo
 }
 
 // unionBasis returns an orthonormal basis of the GLTR run's space (nil: none) and the
-// vectors U, and M′ applied to it: the run's own basis and products, then each of U
+// unit vectors U, and M′ applied to it: the run's own basis and products, then each of U
 // orthogonalized against what precedes it (twice), its product MU carried along (M′ is
-// linear), unless less than krylovDropTol of it is left. The run's basis is orthonormal
-// and U has few vectors, so the products' rounding is divided by at most krylovDropTol.
-func unionBasis(lr *lanczosRun, U, MU [][]float64) (V, W [][]float64) {
+// linear), unless less than drop of it is left (krylovDropTol for the one-pass backend).
+// The run's basis is orthonormal and U has few vectors, so the products' rounding is
+// divided by at most drop.
+func unionBasis(lr *lanczosRun, U, MU [][]float64, drop float64) (V, W [][]float64) {
 	if lr != nil {
 		V, W = append(V, lr.Q...), append(W, lr.W...)
 	}
@@ -349,7 +350,7 @@ func unionBasis(lr *lanczosRun, U, MU [][]float64) (V, W [][]float64) {
 			}
 		}
 		nv := norm(v)
-		if !(nv > krylovDropTol) {
+		if !(nv > drop) {
 			continue
 		}
 		scale(v, 1/nv)

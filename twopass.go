@@ -85,6 +85,13 @@ const (
 	// twoPassCancelTol: an accumulated vector Σⱼ cⱼqⱼ shorter than twoPassCancelTol·‖c‖
 	// is dropped from the Rayleigh–Ritz problem (with orthonormal qⱼ its length is ‖c‖).
 	twoPassCancelTol = 1e-3
+	// twoPassDropTol is unionBasis' drop for the accumulated vectors: they are up to six
+	// (q₁, two GLTR minimizers, the dual iterate, two Ritz vectors), often nearly parallel
+	// (a GLTR minimizer along u₁ in the hard case), and what is left of one after the
+	// others carries its product's rounding divided by that length into the Rayleigh–Ritz
+	// values: 10⁻⁴ keeps that below 10⁻¹¹·‖M′‖ while a direction dropped adds at most
+	// 10⁻⁴ of a unit vector to the space.
+	twoPassDropTol = 1e-4
 	// twoPassGLTRCands: the GLTR minimizers on T (lowest first) that pass 2 accumulates.
 	twoPassGLTRCands = 2
 )
@@ -333,7 +340,7 @@ func findInsideTwoPass(ctx context.Context, op faceOp, g []float64, c0, rs, keep
 			U2, MU2 = append(U2, u), append(MU2, MU[i])
 		}
 	}
-	V, W := unionBasis(nil, U2, MU2)
+	V, W := unionBasis(nil, U2, MU2, twoPassDropTol)
 	K := len(V)
 	if K == 0 {
 		return res
