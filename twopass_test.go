@@ -190,7 +190,7 @@ func TestTwoPassAgainstOnePass(t *testing.T) {
 }
 
 // TestTwoPassMemory: the Krylov backend on a face of d = 10⁵ (M = ½W of an Erdős–Rényi
-// graph of average degree 6 shifted by 2.8·I, λ₁ ≈ 0.1: no move, so the random-start run
+// graph of average degree 6 shifted by 2.8·I, λ₁ ≈ −0.3: no move of δ, so the random-start run
 // goes to the Kuczyński–Woźniakowski tolerance, about 110 steps, and the GLTR run to its
 // cap) allocates O(d) memory: at most 64 d-vectors, where the one-pass runs keep two per
 // step (more than 400) and a d×d matrix is 80 GB; the examiner's findInsideLarge gives the
@@ -272,6 +272,20 @@ func TestTwoPassMemory(t *testing.T) {
 		one.lower, one.exact, one.fail, one.prods, large.lower, large.exact, large.fail, large.prods)
 	if !one.exact || large.lower != one.lower || large.exact != one.exact || large.fail != one.fail {
 		t.Errorf("findInsideLarge did not return the one-pass backend's exact result")
+	}
+
+	// spectrumBounds at d = 10⁵: exact on the three eigenvalues (the capped reorthogonalized
+	// run breaks down), and the plain run's bounds where the capped run does not fit.
+	z := krylovStart(rand.New(rand.NewPCG(3, 4)), d)
+	if lo, hi, exact := spectrumBounds(blocks, z, spectrumMaxSteps); !exact || math.Abs(lo+0.5) > 1e-12 || math.Abs(hi-0.5) > 1e-12 {
+		t.Errorf("spectrumBounds on three eigenvalues: [%g, %g] exact %v", lo, hi, exact)
+	}
+	lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps)
+	_, _, _, fits := spectrumBoundsCapped(op, z, spectrumMaxSteps, int(twoPassBytes/(32*float64(d))))
+	plo, phi, pexact := spectrumBoundsPlain(op, z, spectrumMaxSteps)
+	t.Logf("spectrumBounds on the Erdős–Rényi face: [%.9g, %.9g] exact %v; capped run fits %v; plain [%.9g, %.9g]", lo, hi, exact, fits, plo, phi)
+	if !fits && (lo != plo || hi != phi || exact != pexact) {
+		t.Errorf("spectrumBounds did not fall back to the plain run")
 	}
 }
 
