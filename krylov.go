@@ -207,50 +207,25 @@ type krylovResult struct {
 // bound is sought to krylovLamTol·δ/rs², the GLTR run stops when its minimum stalls
 // to krylovStallTol·δ. Cost: at most krylovMaxSteps + krylovGradSteps products, O(K²d).
 func findInsideKrylov(ctx context.Context, op faceOp, g []float64, c0, rs, keep, delta float64, rng *rand.Rand) krylovResult {
-	res, _ := findInsideOnePass(ctx, op, g, krylovStart(rng, len(g)), c0, rs, keep, delta, krylovMaxSteps)
-	return res
-}
-
-// findInsideOnePass is findInsideKrylov from the random start z with each run given at
-// most capSteps steps: fits is false, and res holds only the products made, when a run
-// reached capSteps before its own stopping rule, a breakdown or its step limit (the run
-// is then abandoned, its start free for another method: twopass.go's findInsideLarge).
-// The bound's kmax is the runs' own limit whatever capSteps.
-func findInsideOnePass(ctx context.Context, op faceOp, g, z []float64, c0, rs, keep, delta float64, capSteps int) (res krylovResult, fits bool) {
-	res = krylovResult{lower: math.Inf(-1)}
+	res := krylovResult{lower: math.Inf(-1)}
+	z := krylovStart(rng, len(g))
 	kmax := min(op.m, krylovMaxSteps)
-	capped := func(lr *lanczosRun, limit int, stopped bool) bool {
-		return limit > capSteps && len(lr.alpha) == capSteps && !lr.invariant && !stopped
-	}
-	stopA, stoppedA := randomStartStop(ctx, op, c0, rs, delta, kmax), false
-	ra := lanczosRunFrom(op, z, min(kmax, capSteps), func(lr *lanczosRun) bool {
-		stoppedA = stopA(lr)
-		return stoppedA
-	})
-	res.prods = len(ra.Q)
-	if capped(ra, kmax, stoppedA) {
-		return res, false
-	}
+	ra := lanczosRunFrom(op, z, kmax, randomStartStop(ctx, op, c0, rs, delta, kmax))
 	nv := norm(g)
 	var rb *lanczosRun
 	if nv > 0 {
-		kb := min(op.m, krylovGradSteps)
-		stopB, stoppedB := gltrStall(ctx, nv, rs, delta), false
-		rb = lanczosRunFrom(op, g, min(kb, capSteps), func(lr *lanczosRun) bool {
-			stoppedB = stopB(lr)
-			return stoppedB
-		})
+		rb = lanczosRunFrom(op, g, min(op.m, krylovGradSteps), gltrStall(ctx, nv, rs, delta))
+	}
+	res.prods = len(ra.Q)
+	if rb != nil {
 		res.prods += len(rb.Q)
-		if capped(rb, kb, stoppedB) {
-			return res, false
-		}
 	}
 	if op.err() != nil || ctx.Err() != nil || len(ra.Q) == 0 {
-		return res, true
+		return res
 	}
 	lo, hi, U, MU, ok := ra.ritzPairs(2)
 	if !ok {
-		return res, true
+		return res
 	}
 	L1, fail := lam1Bound(ra, op.m, kmax, lo, hi)
 	V, W := unionBasis(rb, U, MU, krylovDropTol)
@@ -265,7 +240,7 @@ func findInsideOnePass(ctx context.Context, op faceOp, g, z []float64, c0, rs, k
 	}
 	cands, lowerSub, ok := findInsideDense(ctx, T, gt, rs, c0, keep)
 	if !ok {
-		return res, true
+		return res
 	}
 	for _, c := range cands {
 		y := make([]float64, len(g))
@@ -280,7 +255,7 @@ func findInsideOnePass(ctx context.Context, op faceOp, g, z []float64, c0, rs, k
 		// gradient's holds (M′ − μI)⁻¹v′ for every μ and M′⁺v′: every candidate of
 		// findInside lies in V, so the Rayleigh–Ritz problem has the face's own.
 		res.lower, res.exact = lowerSub, true
-		return res, true
+		return res
 	}
 	lower := krylovLower(c0, nv, L1, rs)
 	if rb != nil {
@@ -288,7 +263,7 @@ func findInsideOnePass(ctx context.Context, op faceOp, g, z []float64, c0, rs, k
 	}
 	res.lower = math.Min(lowerSub, lower)
 	res.fail = fail
-	return res, true
+	return res
 }
 
 // krylovStart returns the random start of findInsideKrylov's λ₁ run: N(0, I) in Rᵈ, whose

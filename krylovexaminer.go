@@ -148,8 +148,8 @@ func (e *krylovExaminer) examineFace(w *walk) float64 {
 	}
 	op.proj(g)
 	findInside := findInsideKrylov
-	if useTwoPass(d, op.m) { // O(d) memory instead of O(d·k) for long runs: twopass.go
-		findInside = findInsideLarge
+	if useTwoPass(d, op.m) { // O(d) memory instead of O(d·k): twopass.go
+		findInside = findInsideTwoPass
 	}
 	res := findInside(w.ctx, op, g, c0, w.radius(), w.pool.keep, e.delta, e.rng)
 	e.inexact = e.inexact || !res.exact

@@ -32,34 +32,17 @@ const (
 // norm (a 2026-11-23 review built one: diag(1, 1, 1, 1, 1000) from a start with 10⁻¹⁴ on
 // the last coordinate), an event far rarer than krylovFailProb for a Gaussian start, which
 // is not charged (lam1Bound's convention). Unlike lanczosRunFrom it keeps no products: k d-vectors of memory,
-// O(k²d) work and k products. Where those k d-vectors may exceed twoPassBytes (from
-// d ≈ 82 000 on) the run is tried within a quarter of it (32 steps at d = 10⁵, so that a
-// breakdown stays exact) and, when it needs more, redone by spectrumBoundsPlain from the
-// same start: no basis at all.
+// O(k²d) work and k products; where those k d-vectors may exceed twoPassBytes (from
+// d ≈ 82 000 on), spectrumBoundsPlain: no basis at all.
 func spectrumBounds(op faceOp, z []float64, kmax int) (lo, hi float64, exact bool) {
-	if 8*float64(len(z))*float64(min(kmax, op.m)) <= twoPassBytes {
-		lo, hi, exact, _ = spectrumBoundsCapped(op, z, kmax, kmax)
-		return lo, hi, exact
+	if 8*float64(len(z))*float64(min(kmax, op.m)) > twoPassBytes {
+		return spectrumBoundsPlain(op, z, kmax)
 	}
-	if capSteps := int(twoPassBytes / (32 * float64(len(z)))); capSteps >= 2 {
-		if lo, hi, exact, fits := spectrumBoundsCapped(op, z, kmax, capSteps); fits {
-			return lo, hi, exact
-		}
-	}
-	return spectrumBoundsPlain(op, z, kmax)
-}
-
-// spectrumBoundsCapped is spectrumBounds' reorthogonalized run stopped after capSteps
-// steps: fits is false when it would have gone on (the run is then abandoned, its start
-// free for spectrumBoundsPlain). The bounds' kmax is the run's own limit whatever
-// capSteps; the failure probability is unchanged whichever run the bounds come from (the
-// union over the steps of the one start z, as in findInsideLarge).
-func spectrumBoundsCapped(op faceOp, z []float64, kmax, capSteps int) (lo, hi float64, exact, fits bool) {
 	q := append([]float64(nil), z...)
 	op.proj(q)
 	nq := norm(q)
 	if !(nq > 0) {
-		return 0, 0, true, true
+		return 0, 0, true
 	}
 	scale(q, 1/nq)
 	kmax = min(kmax, op.m)
@@ -78,25 +61,22 @@ func spectrumBoundsCapped(op faceOp, z []float64, kmax, capSteps int) (lo, hi fl
 		op.proj(r)
 		b := norm(r)
 		if op.err() != nil {
-			return math.Inf(-1), math.Inf(1), false, true
+			return math.Inf(-1), math.Inf(1), false
 		}
 		tlo, thi := (&lanczosRun{alpha: alpha, beta: beta}).ritzExtremes()
 		if !(b > lanczosBreakdown*math.Max(big, 1e-300)) || k == op.m {
-			return tlo, thi, true, true
+			return tlo, thi, true
 		}
 		lo, hi = math.Inf(-1), math.Inf(1)
 		if eps := kwStopEps(k, kmax, op.m, krylovFailProb/2); eps < 0.5 { // a stopping rule: kwStopEps
 			gap := eps * (thi - tlo) / (1 - 2*eps)
 			lo, hi = tlo-gap, thi+gap
 			if gap <= spectrumRelTol*math.Max(math.Abs(tlo), math.Abs(thi)) {
-				return lo, hi, false, true
+				return lo, hi, false
 			}
 		}
 		if k >= kmax {
-			return lo, hi, false, true
-		}
-		if k >= capSteps {
-			return lo, hi, false, false
+			return lo, hi, false
 		}
 		beta = append(beta, b)
 		q = r

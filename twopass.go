@@ -253,37 +253,8 @@ func tridiag(alpha, beta []float64) *mat.SymDense {
 // the dual bound's iterate; the two smallest Ritz vectors) and the bound is that of the
 // one-pass backend with twoPassLam1Bound's L₁. Memory: O(d) (about 20 d-vectors).
 func findInsideTwoPass(ctx context.Context, op faceOp, g []float64, c0, rs, keep, delta float64, rng *rand.Rand) krylovResult {
-	return twoPassFrom(ctx, op, g, krylovStart(rng, len(g)), c0, rs, keep, delta)
-}
-
-// findInsideLarge is the Krylov examiner's backend on the faces where useTwoPass: the
-// one-pass runs (findInsideOnePass) while their bases fit in twoPassBytes — capSteps =
-// twoPassBytes/(32d) steps each, both runs' vectors and products together — and, when a
-// run needs more, the two-pass runs from the same start, the products of the abandoned
-// attempt counted. Short runs thus keep the one-pass backend's exactness (a breakdown of
-// the reorthogonalized recurrence is an invariant subspace; the plain recurrence may make
-// ghosts instead). The bound's failure probability is unchanged: whichever run it comes
-// from, it is the Kuczyński–Woźniakowski bound at some step j ≤ kmax of the Krylov space of
-// the one start z (the plain run's up to ω_k), so it fails only on E₁ ∪ … ∪ E_kmax, the
-// union kwStopEps charges ξ for, however the attempt's outcome picks the run.
-func findInsideLarge(ctx context.Context, op faceOp, g []float64, c0, rs, keep, delta float64, rng *rand.Rand) krylovResult {
-	z := krylovStart(rng, len(g))
-	wasted := 0
-	if capSteps := int(twoPassBytes / (32 * float64(len(g)))); capSteps >= 2 {
-		res, fits := findInsideOnePass(ctx, op, g, z, c0, rs, keep, delta, capSteps)
-		if fits {
-			return res
-		}
-		wasted = res.prods
-	}
-	res := twoPassFrom(ctx, op, g, z, c0, rs, keep, delta)
-	res.prods += wasted
-	return res
-}
-
-// twoPassFrom is findInsideTwoPass from the random start z.
-func twoPassFrom(ctx context.Context, op faceOp, g, z []float64, c0, rs, keep, delta float64) krylovResult {
 	res := krylovResult{lower: math.Inf(-1)}
+	z := krylovStart(rng, len(g))
 	kmax := min(op.m, krylovMaxSteps)
 	ra, pa := lanczosPass1(op, z, kmax, randomStartStop(ctx, op, c0, rs, delta, kmax))
 	res.prods = pa

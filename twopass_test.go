@@ -190,11 +190,10 @@ func TestTwoPassAgainstOnePass(t *testing.T) {
 }
 
 // TestTwoPassMemory: the Krylov backend on a face of d = 10⁵ (M = ½W of an Erdős–Rényi
-// graph of average degree 6 shifted by 2.8·I, λ₁ ≈ −0.3: no move of δ, so the random-start run
+// graph of average degree 6 shifted by 2.8·I, λ₁ ≈ 0.1: no move, so the random-start run
 // goes to the Kuczyński–Woźniakowski tolerance, about 110 steps, and the GLTR run to its
 // cap) allocates O(d) memory: at most 64 d-vectors, where the one-pass runs keep two per
-// step (more than 400) and a d×d matrix is 80 GB; the examiner's findInsideLarge gives the
-// same result within twoPassBytes, and the one-pass result where the runs are short.
+// step (more than 400) and a d×d matrix is 80 GB.
 func TestTwoPassMemory(t *testing.T) {
 	d := 100000
 	rng := rand.New(rand.NewPCG(1, 3))
@@ -237,55 +236,6 @@ func TestTwoPassMemory(t *testing.T) {
 	}
 	if limit := 64 * 8 * float64(d); alloc > limit {
 		t.Errorf("the two-pass backend allocated %.0f MB, more than %.0f MB", alloc/1e6, limit/1e6)
-	}
-
-	// The examiner's backend (findInsideLarge) on the same face: its one-pass attempt stops
-	// at the byte budget and the two-pass runs from the same start give the same result;
-	// the attempt's vectors are bounded by twoPassBytes, not by the steps.
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	large := findInsideLarge(context.Background(), op, g, 0, 0.1, -0.01/3, 0.01, rand.New(rand.NewPCG(1, 2)))
-	runtime.ReadMemStats(&after)
-	alloc = float64(after.TotalAlloc - before.TotalAlloc)
-	t.Logf("findInsideLarge: bound %.6g, %d products, %.1f MB allocated", large.lower, large.prods, alloc/1e6)
-	if large.lower != res.lower || large.fail != res.fail || len(large.cands) != len(res.cands) {
-		t.Errorf("findInsideLarge: bound %g, fail %g, %d candidates; two-pass %g, %g, %d", large.lower, large.fail, len(large.cands), res.lower, res.fail, len(res.cands))
-	}
-	if limit := 1.5*twoPassBytes + 64*8*float64(d); alloc > limit {
-		t.Errorf("findInsideLarge allocated %.0f MB, more than %.0f MB", alloc/1e6, limit/1e6)
-	}
-
-	// A face whose M′ has three distinct eigenvalues (2×2 blocks ½[0 1; 1 0] and isolated
-	// coordinates): the one-pass attempt breaks down within the budget, and findInsideLarge
-	// returns the one-pass backend's exact result.
-	blocks := faceOp{mul: func(dst, y []float64) {
-		for v := range dst {
-			dst[v] = 0
-			if v < d/2 {
-				dst[v] = 0.5 * y[v^1]
-			}
-		}
-	}, proj: func([]float64) {}, m: d, err: func() error { return nil }}
-	one := findInsideKrylov(context.Background(), blocks, g, 0, 0.1, -0.01/3, 0.01, rand.New(rand.NewPCG(1, 2)))
-	large = findInsideLarge(context.Background(), blocks, g, 0, 0.1, -0.01/3, 0.01, rand.New(rand.NewPCG(1, 2)))
-	t.Logf("three eigenvalues: one-pass bound %.9g exact %v fail %g (%d products), findInsideLarge %.9g exact %v fail %g (%d)",
-		one.lower, one.exact, one.fail, one.prods, large.lower, large.exact, large.fail, large.prods)
-	if !one.exact || large.lower != one.lower || large.exact != one.exact || large.fail != one.fail {
-		t.Errorf("findInsideLarge did not return the one-pass backend's exact result")
-	}
-
-	// spectrumBounds at d = 10⁵: exact on the three eigenvalues (the capped reorthogonalized
-	// run breaks down), and the plain run's bounds where the capped run does not fit.
-	z := krylovStart(rand.New(rand.NewPCG(3, 4)), d)
-	if lo, hi, exact := spectrumBounds(blocks, z, spectrumMaxSteps); !exact || math.Abs(lo+0.5) > 1e-12 || math.Abs(hi-0.5) > 1e-12 {
-		t.Errorf("spectrumBounds on three eigenvalues: [%g, %g] exact %v", lo, hi, exact)
-	}
-	lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps)
-	_, _, _, fits := spectrumBoundsCapped(op, z, spectrumMaxSteps, int(twoPassBytes/(32*float64(d))))
-	plo, phi, pexact := spectrumBoundsPlain(op, z, spectrumMaxSteps)
-	t.Logf("spectrumBounds on the Erdős–Rényi face: [%.9g, %.9g] exact %v; capped run fits %v; plain [%.9g, %.9g]", lo, hi, exact, fits, plo, phi)
-	if !fits && (lo != plo || hi != phi || exact != pexact) {
-		t.Errorf("spectrumBounds did not fall back to the plain run")
 	}
 }
 
