@@ -58,7 +58,7 @@ import (
 //     experiment since give O(ε‖M′‖) per step); twoPassLam1Bound charges
 //     ω_k = twoPassRoundTol·k²·θ_abs with θ_abs = max(|θ_min|, |θ_max|) ≥ ‖T‖₂ — at
 //     k = 300, 1.3·10⁻³ of ‖T‖: at a max-cut vertex of n = 10⁵ (‖M‖₂ ≈ 3.6) 5·10⁻³, a
-//     twentieth of the accuracy krylovLamTol·δ/r′² = 0.083 that the run is stopped at —
+//     seventeenth of the accuracy krylovLamTol·δ/r′² = 0.083 that the run is stopped at —
 //     and keeps the failure probability of the one-pass run (krylovFailProb, kwStopEps).
 //     A breakdown (βₖ below lanczosBreakdown) is, in the same picture, the exact
 //     Lanczos run of Ã from a start in an invariant subspace of Ã: the Ritz values are
