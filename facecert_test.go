@@ -144,7 +144,7 @@ func spectrumInstance(rng *rand.Rand, d int, tau float64) (*mat.SymDense, float6
 func TestFaceCertLanczosAgainstEigen(t *testing.T) {
 	n := 300
 	if testing.Short() {
-		n = 60
+		n = 150
 	}
 	rng := rand.New(rand.NewPCG(15, 42))
 	runs, bounded, certs, above, falseCerts := 0, 0, 0, 0, 0
