@@ -159,6 +159,9 @@ func (w *walk) coneBound() float64 {
 			}
 		}
 		if !retry {
+			if w.couplingSearch(fr, cs, guess, n) { // coupling.go: the multipliers spent along chosen directions
+				return fr.c - fr.lin - vm - 0.5*tau*fr.R*fr.R
+			}
 			break
 		}
 	}

@@ -31,7 +31,7 @@ var fileLayers = map[string]int{
 	"eigen.go": 4, "eigen_gonum.go": 4, "eigen_lapacke.go": 4, "subspace.go": 4, "findinside.go": 4,
 	"polyroots.go": 4, "dense.go": 4, "eigenbasis.go": 4, "lbfgsb.go": 4, "lanczos.go": 4, "krylov.go": 4, "twopass.go": 4, "spectrum.go": 4, "conekrylov.go": 4,
 	// 5 walk: the subset walk and its examiners.
-	"walk.go": 5, "forced.go": 5, "circuits.go": 5, "examiners.go": 5, "lagrange.go": 5, "cone.go": 5, "blockbound.go": 5, "cap.go": 5, "eqrelax.go": 5, "corner.go": 5, "krylovexaminer.go": 5,
+	"walk.go": 5, "forced.go": 5, "circuits.go": 5, "examiners.go": 5, "lagrange.go": 5, "cone.go": 5, "coupling.go": 5, "blockbound.go": 5, "cap.go": 5, "eqrelax.go": 5, "corner.go": 5, "krylovexaminer.go": 5,
 	// 6 drivers: one call's state, the escapes, descent, purification, the loop, the API.
 	"run.go": 6, "modelwalk.go": 6, "escape.go": 6, "stochescape.go": 6, "unbounded.go": 6, "descentstate.go": 6,
 	"curvature.go": 6, "descent.go": 6, "stochdescent.go": 6, "purify.go": 6, "search.go": 6, "minimize.go": 6,

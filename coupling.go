@@ -1,0 +1,293 @@
+package houdini
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The directed cone bound (issue 14): the cone bound's test (cone.go, (∗)) with each
+// multiplier spent along a direction chosen for the subset's coupling, found by a
+// supergradient ascent. At the StQP end points of examples/families (stqp-n075-6 and
+// stqp-n100-7: 31–58 zero-slack bounds, every multiplier positive) the Hessian couples the
+// rows negatively through the support, and the minimum over the free directions u in
+// (∗), taken without the ball, runs u far outside it: the cone bound's C had least
+// eigenvalues near −600 to −1200 and was not copositive for any of its shares.
+//
+// The bound. In cone.go's frame (y = −U·X·t + O·u ∈ K, ‖y‖ ≤ R, t ≥ 0) a multiplier
+// ℓᵢ ≥ 0 pays, for every vector vᵢ ∈ N with ‖vᵢ‖ ≤ 1,
+//
+//	ℓᵢtᵢ ≥ ℓᵢtᵢ·‖y‖/R ≥ (ℓᵢ/R)·tᵢ·vᵢᵀy,
+//
+// since 0 ≤ ‖y‖ ≤ R, tᵢ ≥ 0 and vᵢᵀy ≤ ‖vᵢ‖‖y‖ (Cauchy–Schwarz); cone.go's diagonal
+// (ℓᵢ/Tᵢ)tᵢ² is vᵢ = −P_N âᵢ/‖P_N âᵢ‖, its coupling share a vᵢ in span{that, ĥᵢ}, and the
+// exact value ℓᵢtᵢ is reached at vᵢ = y/R. Write vᵢ = U·aᵢ + O·bᵢ (‖aᵢ‖² + ‖bᵢ‖² ≤ 1), so
+// that vᵢᵀy = αᵢᵀt + bᵢᵀu with αᵢ = −Xᵀaᵢ. With D = diag(2ℓ⁺/R), A the matrix of rows αᵢᵀ,
+// B_b that of rows bᵢᵀ, and B, V, W = H_uu + τI as in cone.go (coneSchur),
+//
+//	yᵀ(M + τI)y + Σᵢ Dᵢtᵢ·vᵢᵀy = tᵀ(B + ½(DA + AᵀD))t − 2tᵀṼᵀu + uᵀWu,   Ṽ = V − ½B_bᵀD,
+//
+// whose minimum over u (W ≻ 0, by its Cholesky factor) is tᵀC_v t with
+//
+//	C_v = B + ½(DA + AᵀD) − ṼᵀW⁻¹Ṽ.                                               (∗∗)
+//
+// When C_v − N is positive definite (a Cholesky factorization) for some N ≥ 0 entrywise
+// with zero diagonal, tᵀC_v t ≥ tᵀNt ≥ 0 for t ≥ 0: (∗∗) is copositive, and, with the
+// chain above in place of cone.go's ℓ₁ᵢtᵢ ≥ (ℓ₁ᵢ/Tᵢ)tᵢ², 2(m(p + q + y) − c + Σℓᵢ⁻Tᵢ +
+// ‖g_Z‖R) ≥ tᵀC_v t − τ‖y‖² ≥ −τR² on the walk's set: the cone bound's L holds with the
+// same linear costs (the negative multipliers and g_Z are paid linearly, as there, and get
+// Dᵢ = 0). Nothing in the proof depends on how the vᵢ and N were found; only ‖vᵢ‖ ≤ 1,
+// N ≥ 0 and the factorization are used, and they are checked on the values used.
+//
+// The search. λmin(C_v − N) is concave in (v, N) (C_v is affine in a and, as a minimum
+// over u of forms affine in b, concave in b), and its supergradient at the least
+// eigenvector q is Dᵢqᵢ·ŷ for vᵢ, ŷ = (−Xq, W⁻¹Ṽq) the y of t = q with its best u (by
+// the envelope theorem: vᵢ turns toward the direction the test fails along, where the
+// product is exact), and −qqᵀ for N. couplingSearch takes at most couplingIters projected
+// supergradient steps of length couplingStep/√(k+1) (Polyak's diminishing steps), from
+// cone.go's diagonal (vᵢ = −P_N âᵢ/‖P_N âᵢ‖, N = 0), vᵢ projected on the unit ball and N on
+// N ≥ 0, and stops at the first factorization that succeeds.
+//
+// Rounding. The computed C_v differs from (∗∗) by the rounding of its sums and products:
+// O(m + k) terms per entry, each bounded by the Frobenius norms of B, ½(DA + AᵀD), Ṽ and
+// ṼᵀW⁻¹Ṽ; the Cholesky factor of W has the backward error cone.go charges for P. They are
+// charged through coneRounding with hn = ‖M‖ + |τ| + ‖ṼᵀW⁻¹Ṽ‖_F + ‖½(DA + AᵀD)‖_F and
+// ‖C‖_F replaced by the sum of the Frobenius norms of C_v's terms and of N, and the test
+// is made at τ less cone.go's guess, which must cover that amount (else the bound fails).
+// ‖vᵢ‖ ≤ 1 is enforced by dividing by the computed norm times (1 + couplingNormSlack).
+//
+// Measured (examples/families, seed 1): it decides the root of the end escapes of
+// stqp-n075-6 and stqp-n100-7 from both starts (33–131 steps in a float64 prototype).
+// Cost: per step O(m³ + k²m + km²) for m rows and k free directions.
+
+// Guards of the directed cone bound.
+const (
+	// couplingMinRows: the search runs only where the walk has at least this many rows
+	// left, where the 2^m walk it replaces costs more than its O(couplingIters·m³).
+	couplingMinRows = 12
+	// couplingIters bounds the supergradient steps.
+	couplingIters = 400
+	// couplingStep is the first step's length (Frobenius norm of the step of the vᵢ, per
+	// √m), and couplingNStep the first step on N per unit of max|diag C|.
+	couplingStep  = 0.5
+	couplingNStep = 0.2
+	// couplingNormSlack: each vᵢ is scaled to norm at most 1/(1 + couplingNormSlack) as
+	// computed, so that its exact norm is at most 1.
+	couplingNormSlack = 1e-12
+)
+
+// couplingSearch runs the search of the file comment on the frame fr and the reduction cs
+// of (∗) at cone.go's τ, and reports whether it proved (∗∗) with rounding at most guess
+// (coneRounding for the problem of dimension n).
+func (w *walk) couplingSearch(fr *coneFrame, cs *coneSchur, guess float64, n int) bool {
+	m := len(fr.rows)
+	if m < couplingMinRows {
+		return false
+	}
+	k := 0
+	if cs.V != nil {
+		k, _ = cs.V.Dims()
+	}
+	Rm := make([][]float64, m) // Rᵢⱼ = âᵢ·uⱼ, for the first vᵢ
+	for i, l := range fr.rows {
+		Rm[i] = make([]float64, m)
+		for j := 0; j <= i; j++ {
+			Rm[i][j] = w.c.dotRow(l, fr.U[j])
+		}
+	}
+	Xm := mat.NewDense(m, m, nil)
+	for i := range m {
+		for j := 0; j <= i; j++ {
+			Xm.Set(i, j, fr.X[i][j])
+		}
+	}
+	Dg := make([]float64, m)
+	for i := range m {
+		Dg[i] = 2 * math.Max(0, fr.ell[i]) / fr.R
+	}
+	a := mat.NewDense(m, m, nil) // row i: aᵢ
+	var b *mat.Dense             // row i: bᵢ
+	if k > 0 {
+		b = mat.NewDense(m, k, nil)
+	}
+	for i := range m {
+		ni := norm(Rm[i])
+		if !(ni > 0) {
+			return false
+		}
+		for j := 0; j <= i; j++ {
+			a.Set(i, j, -Rm[i][j]/ni)
+		}
+		unitDirection(a, b, i)
+	}
+	N := make([]float64, m*m)
+	dmax := 0.0
+	for i := range m {
+		dmax = math.Max(dmax, math.Abs(cs.B[i][i]))
+	}
+	cv := newCouplingMatrix(m, k)
+	for it := range couplingIters {
+		if w.ctx != nil && w.ctx.Err() != nil {
+			return false
+		}
+		if !cv.form(cs, Xm, a, b, Dg, N) {
+			return false
+		}
+		var ch mat.Cholesky
+		if ch.Factorize(cv.S) {
+			return cv.rounding(cs, n) <= guess
+		}
+		if _, ok := symEigen(cv.S, &cv.vecs); !ok {
+			return false
+		}
+		q := mat.Col(nil, 0, &cv.vecs)
+		// ŷ = (−Xq, W⁻¹Ṽq) in the coordinates (a, u).
+		var ya mat.VecDense
+		ya.MulVec(Xm, mat.NewVecDense(m, q))
+		ya.ScaleVec(-1, &ya)
+		var yu mat.VecDense
+		if k > 0 {
+			yu.MulVec(&cv.WinvVt, mat.NewVecDense(m, q))
+		}
+		gn := 0.0
+		for i := range m {
+			c := Dg[i] * q[i]
+			gn += c * c
+		}
+		yn := mat.Dot(&ya, &ya)
+		if k > 0 {
+			yn += mat.Dot(&yu, &yu)
+		}
+		gn = math.Sqrt(gn * yn)
+		if !(gn > 0) {
+			return false
+		}
+		eta := couplingStep / math.Sqrt(float64(it+1)) * math.Sqrt(float64(m)) / gn
+		for i := range m {
+			c := eta * Dg[i] * q[i]
+			for j := range m {
+				a.Set(i, j, a.At(i, j)+c*ya.AtVec(j))
+			}
+			for j := range k {
+				b.Set(i, j, b.At(i, j)+c*yu.AtVec(j))
+			}
+			unitDirection(a, b, i)
+		}
+		en := couplingNStep * dmax / math.Sqrt(float64(it+1))
+		for i := range m {
+			for j := range m {
+				if i != j {
+					N[i*m+j] = math.Max(0, N[i*m+j]-en*q[i]*q[j])
+				}
+			}
+		}
+	}
+	return false
+}
+
+// unitDirection scales row i of (a, b) (the coordinates of vᵢ) to norm at most 1 with the
+// slack couplingNormSlack on the computed norm, whose relative rounding (m + k)ε is far
+// below it.
+func unitDirection(a, b *mat.Dense, i int) {
+	s := 0.0
+	for _, v := range a.RawRowView(i) {
+		s += v * v
+	}
+	if b != nil {
+		for _, v := range b.RawRowView(i) {
+			s += v * v
+		}
+	}
+	if s = math.Sqrt(s) * (1 + couplingNormSlack); s > 1 {
+		for j, v := range a.RawRowView(i) {
+			a.Set(i, j, v/s)
+		}
+		if b != nil {
+			for j, v := range b.RawRowView(i) {
+				b.Set(i, j, v/s)
+			}
+		}
+	}
+}
+
+// couplingMatrix holds C_v − N of (∗∗) and the terms whose norms its rounding takes.
+type couplingMatrix struct {
+	S               *mat.SymDense // C_v − N
+	vecs            mat.Dense
+	WinvVt          mat.Dense // W⁻¹Ṽ, k×m
+	vt              *mat.Dense
+	A               mat.Dense
+	nB, nDA, nP, nN float64 // Frobenius norms of B, ½(DA + AᵀD), ṼᵀW⁻¹Ṽ, N
+	nC              float64 // of C_v
+}
+
+func newCouplingMatrix(m, k int) *couplingMatrix {
+	cv := &couplingMatrix{S: mat.NewSymDense(m, nil)}
+	if k > 0 {
+		cv.vt = mat.NewDense(k, m, nil)
+	}
+	return cv
+}
+
+// form sets S = C_v − N for the directions (a, b) (rows aᵢ, bᵢ) and D = diag(Dg); false
+// when W⁻¹Ṽ cannot be formed.
+func (cv *couplingMatrix) form(cs *coneSchur, X *mat.Dense, a, b *mat.Dense, Dg, N []float64) bool {
+	m := len(Dg)
+	cv.A.Mul(a, X) // row i: aᵢᵀX = −αᵢᵀ
+	var P mat.Dense
+	if cv.vt != nil {
+		k, _ := cv.vt.Dims()
+		for i := range k {
+			for j := range m {
+				cv.vt.Set(i, j, cs.V.At(i, j)-0.5*Dg[j]*b.At(j, i))
+			}
+		}
+		if err := cs.ch.SolveTo(&cv.WinvVt, cv.vt); err != nil {
+			return false
+		}
+		P.Mul(cv.vt.T(), &cv.WinvVt)
+	}
+	cv.nB, cv.nDA, cv.nP, cv.nN, cv.nC = 0, 0, 0, 0, 0
+	for i := range m {
+		for j := i; j < m; j++ {
+			da := -0.5 * (Dg[i]*cv.A.At(i, j) + Dg[j]*cv.A.At(j, i))
+			p := 0.0
+			if cv.vt != nil {
+				p = 0.5 * (P.At(i, j) + P.At(j, i))
+			}
+			c := cs.B[i][j] + da - p
+			wgt := 2.0
+			if i == j {
+				wgt = 1
+			}
+			cv.nB += wgt * cs.B[i][j] * cs.B[i][j]
+			cv.nDA += wgt * da * da
+			cv.nP += wgt * p * p
+			cv.nC += wgt * c * c
+			cv.nN += wgt * N[i*m+j] * N[i*m+j]
+			cv.S.SetSym(i, j, c-N[i*m+j])
+		}
+	}
+	cv.nB, cv.nDA, cv.nP, cv.nN, cv.nC = math.Sqrt(cv.nB), math.Sqrt(cv.nDA), math.Sqrt(cv.nP), math.Sqrt(cv.nN), math.Sqrt(cv.nC)
+	return finiteSym(cv.S)
+}
+
+// rounding returns the τ that covers the rounding of (∗∗) and its factorization (the file
+// comment): coneRounding with the terms' norms.
+func (cv *couplingMatrix) rounding(cs *coneSchur, n int) float64 {
+	hn := cs.hn + cv.nP + cv.nDA
+	return coneRounding(n, hn, cs.kappa, cv.nB+cv.nDA+cv.nP+cv.nC+cv.nN, cs.nr)
+}
+
+// finiteSym reports whether every entry of S is finite.
+func finiteSym(S *mat.SymDense) bool {
+	n := S.SymmetricDim()
+	for i := range n {
+		for j := i; j < n; j++ {
+			if v := S.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
