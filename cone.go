@@ -125,16 +125,10 @@ func (w *walk) coneBound() float64 {
 	if fr == nil {
 		return math.Inf(-1)
 	}
-	bar := math.Min(w.pool.keep, w.pool.qmin)
-	d := len(w.x)
-	vm := coneRound * float64(d+2) * eps * (norm(fr.g) + w.mod.normF()*fr.R) * fr.R // c's, ℓ's, g_Z's rounding
-	avail := fr.c - fr.lin - vm - bar
-	if !(avail > 0) {
+	L, tau, guess, n, ok := w.coneBudget(fr)
+	if !ok {
 		return math.Inf(-1)
 	}
-	tau := 2 * avail * (1 - 1e-9) / (fr.R * fr.R)
-	n := w.coneDim()
-	guess := 1e-6*tau + coneRounding(n, w.coneNorm()+tau, 1, 0, 0)
 	for range 2 { // a second try when the test's rounding exceeds the guess
 		cs, ok := w.coneCurvature(fr, tau-guess)
 		if !ok {
@@ -152,20 +146,36 @@ func (w *walk) coneBound() float64 {
 			}
 			pos, neg := copositive(C, coneMaxSimplices)
 			if pos {
-				return fr.c - fr.lin - vm - 0.5*tau*fr.R*fr.R
+				return L
 			}
 			if neg != nil {
 				w.coneCandidate(fr, cs, neg)
 			}
 		}
 		if !retry {
-			if w.couplingSearch(fr, cs, guess, n) { // coupling.go: the multipliers spent along chosen directions
-				return fr.c - fr.lin - vm - 0.5*tau*fr.R*fr.R
-			}
 			break
 		}
 	}
 	return math.Inf(-1)
+}
+
+// coneBudget returns, for the frame fr and the walk's bar min(keep, qmin), the bound
+// L = c − Σℓᵢ⁻Tᵢ − ‖g_Z‖R − ½τR² (less the rounding vm of c, ℓ and g_Z) that a proof of (∗)
+// for M + (τ − guess)I gives, the largest τ with L ≥ the bar, the first guess of the
+// test's rounding and the dimension n its rounding grows with (coneDim); ok is false when
+// no τ > 0 leaves L at least the bar.
+func (w *walk) coneBudget(fr *coneFrame) (L, tau, guess float64, n int, ok bool) {
+	bar := math.Min(w.pool.keep, w.pool.qmin)
+	d := len(w.x)
+	vm := coneRound * float64(d+2) * eps * (norm(fr.g) + w.mod.normF()*fr.R) * fr.R // c's, ℓ's, g_Z's rounding
+	avail := fr.c - fr.lin - vm - bar
+	if !(avail > 0) {
+		return 0, 0, 0, 0, false
+	}
+	tau = 2 * avail * (1 - 1e-9) / (fr.R * fr.R)
+	n = w.coneDim()
+	guess = 1e-6*tau + coneRounding(n, w.coneNorm()+tau, 1, 0, 0)
+	return fr.c - fr.lin - vm - 0.5*tau*fr.R*fr.R, tau, guess, n, true
 }
 
 // newConeFrame chooses W, the shift q and the multipliers (coneBound), or returns nil

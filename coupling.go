@@ -65,8 +65,14 @@ const (
 	// couplingMinRows: the search runs only where the walk has at least this many rows
 	// left, where the 2^m walk it replaces costs more than its O(couplingIters·m³).
 	couplingMinRows = 12
-	// couplingIters bounds the supergradient steps.
+	// couplingIters bounds the supergradient steps, and couplingWork their arithmetic,
+	// about m³ per step for m rows (its eigendecomposition): 400 steps at m = 58, 40 at
+	// m = 150, so that a failing search costs at most a few hundred milliseconds.
 	couplingIters = 400
+	couplingWork  = 1 << 27
+	// couplingStall: the search stops when λmin(C_v − N) has not risen for this many
+	// steps (on the StQP end points it rises to a positive value in 33–250 steps).
+	couplingStall = 60
 	// couplingStep is the first step's length (Frobenius norm of the step of the vᵢ, per
 	// √m), and couplingNStep the first step on N per unit of max|diag C|.
 	couplingStep  = 0.5
@@ -76,14 +82,42 @@ const (
 	couplingNormSlack = 1e-12
 )
 
-// couplingSearch runs the search of the file comment on the frame fr and the reduction cs
-// of (∗) at cone.go's τ, and reports whether it proved (∗∗) with rounding at most guess
-// (coneRounding for the problem of dimension n).
-func (w *walk) couplingSearch(fr *coneFrame, cs *coneSchur, guess float64, n int) bool {
-	m := len(fr.rows)
-	if m < couplingMinRows {
-		return false
+// couplingBound returns the cone bound's L (coneBudget) when the cone has at least minRows
+// rows (couplingMinRows, or fewer in tests) and couplingSearch proves (∗∗) at the walk's
+// root, else −Inf: a bound of its own, tried after the cone and cap bounds
+// (walk.extraBounds).
+func (w *walk) couplingBound(minRows int) float64 {
+	fr := w.newConeFrame()
+	if fr == nil || len(fr.rows) < minRows {
+		return math.Inf(-1)
 	}
+	L, tau, guess, n, ok := w.coneBudget(fr)
+	if !ok {
+		return math.Inf(-1)
+	}
+	for range 2 { // a second try when the test's rounding exceeds the guess
+		cs, ok := w.coneCurvature(fr, tau-guess)
+		if !ok {
+			return math.Inf(-1)
+		}
+		proven, round := w.couplingSearch(fr, cs, n)
+		if !proven {
+			return math.Inf(-1)
+		}
+		if round <= guess {
+			return L
+		}
+		guess = 2 * round
+	}
+	return math.Inf(-1)
+}
+
+// couplingSearch runs the search of the file comment on the frame fr and the reduction cs
+// of (∗) at cone.go's τ less the guess, and reports whether it factored C_v − N, with the
+// rounding to charge (couplingMatrix.rounding, for the problem of dimension n), which
+// must not exceed the guess.
+func (w *walk) couplingSearch(fr *coneFrame, cs *coneSchur, n int) (proven bool, round float64) {
+	m := len(fr.rows)
 	k := 0
 	if cs.V != nil {
 		k, _ = cs.V.Dims()
@@ -113,7 +147,7 @@ func (w *walk) couplingSearch(fr *coneFrame, cs *coneSchur, guess float64, n int
 	for i := range m {
 		ni := norm(Rm[i])
 		if !(ni > 0) {
-			return false
+			return false, 0
 		}
 		for j := 0; j <= i; j++ {
 			a.Set(i, j, -Rm[i][j]/ni)
@@ -126,19 +160,26 @@ func (w *walk) couplingSearch(fr *coneFrame, cs *coneSchur, guess float64, n int
 		dmax = math.Max(dmax, math.Abs(cs.B[i][i]))
 	}
 	cv := newCouplingMatrix(m, k)
-	for it := range couplingIters {
+	best, last := math.Inf(-1), 0 // the largest λmin(C_v − N) and its step
+	for it := range min(couplingIters, couplingWork/(m*m*m)) {
 		if w.ctx != nil && w.ctx.Err() != nil {
-			return false
+			return false, 0
 		}
 		if !cv.form(cs, Xm, a, b, Dg, N) {
-			return false
+			return false, 0
 		}
 		var ch mat.Cholesky
 		if ch.Factorize(cv.S) {
-			return cv.rounding(cs, n) <= guess
+			return true, cv.rounding(cs, n)
 		}
-		if _, ok := symEigen(cv.S, &cv.vecs); !ok {
-			return false
+		vals, ok := symEigen(cv.S, &cv.vecs)
+		if !ok {
+			return false, 0
+		}
+		if vals[0] > best {
+			best, last = vals[0], it
+		} else if it-last >= couplingStall {
+			return false, 0
 		}
 		q := mat.Col(nil, 0, &cv.vecs)
 		// ŷ = (−Xq, W⁻¹Ṽq) in the coordinates (a, u).
@@ -160,7 +201,7 @@ func (w *walk) couplingSearch(fr *coneFrame, cs *coneSchur, guess float64, n int
 		}
 		gn = math.Sqrt(gn * yn)
 		if !(gn > 0) {
-			return false
+			return false, 0
 		}
 		eta := couplingStep / math.Sqrt(float64(it+1)) * math.Sqrt(float64(m)) / gn
 		for i := range m {
@@ -182,7 +223,7 @@ func (w *walk) couplingSearch(fr *coneFrame, cs *coneSchur, guess float64, n int
 			}
 		}
 	}
-	return false
+	return false, 0
 }
 
 // unitDirection scales row i of (a, b) (the coordinates of vᵢ) to norm at most 1 with the

@@ -54,6 +54,13 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 		if !rn.test.noEqRelax && !rn.test.noCone && mod.M != nil && !rn.krylovModel(mod, len(x)) && len(rn.c.equalities()) == 1 {
 			w.eqr = w.atRoot(minRows, (*walk).eqRelaxBound) // eqrelax.go: the same, the equality relaxed
 		}
+		if !rn.test.noCoupling && mod.M != nil && !rn.krylovModel(mod, len(x)) { // dense models alone
+			cmin := couplingMinRows
+			if rn.test.couplingMinRows > 0 {
+				cmin = rn.test.couplingMinRows
+			}
+			w.coup = w.atRoot(minRows, func(w *walk) float64 { return w.couplingBound(cmin) }) // coupling.go: the cone bound, multipliers directed
+		}
 	}
 	eta := modelRounding(len(x), norm(mod.v), mod.normF(), r) + w.eqErr + w.forcedErr
 	ref := newReferenceExaminer(mod)
@@ -86,6 +93,9 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	}
 	if rn.test.eqRelaxPruned != nil {
 		*rn.test.eqRelaxPruned += w.byEqRelax
+	}
+	if rn.test.couplingPruned != nil {
+		*rn.test.couplingPruned += w.byCoupling
 	}
 	res := &EscapeResult{
 		X:                x,

@@ -89,6 +89,12 @@ type testOptions struct {
 	// eqRelaxPruned, when set, counts the subtrees only it pruned.
 	noEqRelax     bool
 	eqRelaxPruned *int
+	// noCoupling turns the directed cone bound (coupling.go) off, couplingMinRows (when
+	// > 0) replaces its threshold couplingMinRows, and couplingPruned, when set, counts
+	// the subtrees only it pruned.
+	noCoupling      bool
+	couplingMinRows int
+	couplingPruned  *int
 }
 
 // report sends a Progress report to Settings.Progress, if set.

@@ -114,12 +114,14 @@ type walk struct {
 	cone       func(*walk) float64 // the bound over the cone of the undecided rows (cone.go), or nil
 	capb       func(*walk) float64 // the bound over the ball cut by the rows with slack (cap.go), or nil
 	eqr        func(*walk) float64 // the cone bound with the equality relaxed (eqrelax.go), or nil
+	coup       func(*walk) float64 // the cone bound with directed multipliers (coupling.go), or nil
 
 	examined, pruned int
 	byLagrange       int     // of the pruned subsets, those only the Lagrangian bound pruned
 	byCone           int     // of the pruned subsets, those only the cone bound pruned
 	byCap            int     // of the pruned subsets, those only the cap bound pruned
 	byEqRelax        int     // of the pruned subsets, those only the relaxed-equality bound pruned
+	byCoupling       int     // of the pruned subsets, those only the directed cone bound pruned
 	base             int     // equalities held before any choice (Constraints.equalities)
 	eqErr            float64 // what holding them at their computed offsets can cost (holdEqualities)
 	eqLift           float64 // how far newWalk raised the inequalities' offsets for them: D + ‖p_c‖
@@ -376,13 +378,14 @@ func (w *walk) walkOrder(free []int) []int {
 }
 
 // extraBounds returns the examiner's lower raised by the bounds that see the rows a subset
-// leaves free, the Lagrangian (lagrange.go), the cone bound (cone.go) and the cap bound
-// (cap.go), each tried while lower < bar, and counts the subtrees each alone prunes.
+// leaves free, the Lagrangian (lagrange.go), the cone bound (cone.go), the cap bound
+// (cap.go), the relaxed-equality bound (eqrelax.go) and the directed cone bound
+// (coupling.go), each tried while lower < bar, and counts the subtrees each alone prunes.
 func (w *walk) extraBounds(lower, bar float64) float64 {
-	for _, b := range [4]struct {
+	for _, b := range [5]struct {
 		f func(*walk) float64
 		n *int
-	}{{w.lagr, &w.byLagrange}, {w.cone, &w.byCone}, {w.capb, &w.byCap}, {w.eqr, &w.byEqRelax}} {
+	}{{w.lagr, &w.byLagrange}, {w.cone, &w.byCone}, {w.capb, &w.byCap}, {w.eqr, &w.byEqRelax}, {w.coup, &w.byCoupling}} {
 		if b.f == nil || lower >= bar {
 			continue
 		}

@@ -1,0 +1,143 @@
+package houdini
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/houdini-opt/houdini/internal/bruteforce"
+)
+
+// countCouplingPrunes makes the directed cone bound (coupling.go) the walk's only root
+// bound beside the examiner's, on walks and cones of any size, and counts the subtrees it
+// pruned.
+func (o *Optimizer) countCouplingPrunes(n *int) {
+	o.test.couplingPruned, o.test.coneMinRows, o.test.couplingMinRows = n, 1, 1
+	o.test.noCone, o.test.noCap, o.test.noEqRelax = true, true, true
+}
+
+// TestCouplingBoundBelowMinimum: the directed cone bound (coupling.go) is a lower bound on
+// the model over the walk's set. As TestConeBoundBelowMinimum: seeded instances of every
+// internal/bruteforce family and model (d ≤ 6, and d = 8 every fifth; x moved off its rows
+// every other time), at the root of the walk at X (equalities held, no row forced), bars
+// from far below to above the exhaustive minimum; whenever the bound answers, its value
+// must not exceed that minimum beyond the brute force's tolerance band, and it must decide
+// a share of the bars below it. The supergradient search runs on every cone (threshold 1).
+// 400 instances, 100 under -short (a failing search costs up to couplingIters steps).
+func TestCouplingBoundBelowMinimum(t *testing.T) {
+	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
+	n := 400
+	if testing.Short() {
+		n = 100
+	}
+	var answered, below, total int
+	for i := range n {
+		rng := rand.New(rand.NewPCG(2027, uint64(i)))
+		spec := bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)),
+			Model: bruteforce.Model(i / int(bruteforce.NumFamilies) % int(bruteforce.NumModels))}
+		if i%5 == 4 {
+			spec.Dim = 8
+		}
+		in := bruteforce.Generate(rng, spec)
+		if i%2 == 1 {
+			nudge(rng, in)
+		}
+		w, p := coneWalk(t, in)
+		if w.stopped {
+			continue
+		}
+		truth := bruteforce.Min(p)
+		if !truth.Feasible {
+			continue
+		}
+		scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3
+		tol := 1e-9 * scale
+		for _, f := range []float64{-1, -0.3, -0.1, -0.03, -0.01, -0.001, 1e-9, 1e-3, 0.1} {
+			bar := truth.Value + f*scale
+			w.pool.keep, w.pool.qmin = bar, math.Inf(1)
+			L := w.couplingBound(1)
+			if f < 0 {
+				total++
+			}
+			if math.IsInf(L, -1) {
+				continue
+			}
+			answered++
+			if f < 0 {
+				below++
+			}
+			if L < bar || L > truth.Value+tol {
+				t.Errorf("instance %d (%s): bar %.6g: directed cone bound %.17g, exhaustive minimum %.17g",
+					i, in.Name, bar, L, truth.Value)
+			}
+		}
+	}
+	t.Logf("%d instances: the bound answered %d times, %d of %d bars below the minimum", n, answered, below, total)
+	if below < total/20 {
+		t.Errorf("the bound decides too rarely: %d of %d bars below the minimum", below, total)
+	}
+}
+
+// TestCouplingPruningAgainstBruteForce: escapes with the directed cone bound as the only
+// root bound (cone, cap and relaxed-equality bounds off; every walk's root, every cone
+// size) against the full walk (no forcing, no pruning) and the exhaustive minimum, as
+// TestConePruningAgainstBruteForce: every internal/bruteforce family (simplex, budget,
+// balanced box, general rows, degenerate vertices), x moved off its rows every other
+// time, KKT models a third of the time with gradients scaled by 1 to 4096, δ from 10⁻³ to
+// 1 of the model's scale, and a translated and rescaled copy of each. The pruned walk
+// must reach the full walk's best model decrease (no missed escape), certify only where
+// the full walk does and where the exhaustive minimum is above −δ/2 (no false
+// certificate), and the bound must prune in a share of them. 1000 instances, 250 under
+// -short.
+func TestCouplingPruningAgainstBruteForce(t *testing.T) {
+	t.Parallel()
+	n := 1000
+	if testing.Short() {
+		n = 250
+	}
+	var tried, pruned, certified int
+	for i := range n {
+		rng := rand.New(rand.NewPCG(1415, uint64(i)))
+		model := bruteforce.Model(rng.IntN(int(bruteforce.NumModels)))
+		if i%3 == 0 {
+			model = bruteforce.KKT
+		}
+		base := bruteforce.Generate(rng, bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)), Model: model})
+		if i%2 == 1 {
+			nudge(rng, base)
+		}
+		g := []float64{1, 16, 256, 4096}[i/2%4]
+		for j := range base.G {
+			base.G[j] *= g
+		}
+		for _, tr := range [2][3]float64{{0, 1, 1}, {[]float64{10, 1e3}[i%2], []float64{1e-3, 1e3}[i/2%2], []float64{1e-2, 1e2}[i/4%2]}} {
+			in := base.Transform(tr[0], tr[1], tr[2])
+			c, err := forcedTestSet(in)
+			if err != nil {
+				continue // nudged off the rows by more than the tolerance
+			}
+			scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3*tr[2]
+			s := Settings{Delta: []float64{1e-3, 1e-2, 0.1, 1}[i%4] * scale, Radius: in.R, MaxSubsets: 1 << 20}
+			p := Problem{Func: in.Func, Grad: in.Grad, Hess: exactHess(in)}
+			ep, ef, err := escapePrunedFull(p, c, s, in.X, func(o *Optimizer) { o.countCouplingPrunes(&pruned) })
+			if err != nil {
+				continue // x infeasible after the nudge: both refuse it
+			}
+			tried++
+			truth := bruteforce.Min(in.Problem()).Value
+			tol := 1e-9*math.Abs(ef.ModelDecrease) + 1e-12*scale
+			if ep.Certified {
+				certified++
+			}
+			if ep.ModelDecrease < ef.ModelDecrease-tol || (ep.Certified && !ef.Certified) || (ep.Complete && ef.Found && !ep.Found) ||
+				(ep.Certified && truth < -s.Delta/2-1e-7*scale) {
+				t.Errorf("instance %d (%s, gradient ×%g, copy %v): pruned (found %v, certified %v, model decrease %.17g) vs full (found %v, certified %v, %.17g), exhaustive minimum %.17g, δ %g",
+					i, in.Name, g, tr, ep.Found, ep.Certified, ep.ModelDecrease, ef.Found, ef.Certified, ef.ModelDecrease, truth, s.Delta)
+			}
+		}
+	}
+	t.Logf("%d escapes compared, %d certified; %d subtrees pruned by the directed cone bound alone", tried, certified, pruned)
+	if pruned < tried/20 {
+		t.Errorf("the directed cone bound pruned too rarely: %d subtrees in %d escapes", pruned, tried)
+	}
+}
