@@ -75,12 +75,11 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 	if mod.M == nil {
 		rn.operatorNorm(mod, len(x))
 	}
-	res, w, eta := rn.walkModel(ctx, x, mod, -rn.s.Delta/3)
+	// The walk stops early once it holds a candidate at or below −δ/2 (walk.earlyStop).
+	res, w, eta := rn.walkModelAt(ctx, x, mod, -rn.s.Delta/3, rn.r, rn.s.MaxSubsets, -rn.s.Delta/2)
 	if mod.err != nil {
 		return nil, mod.err
 	}
-	// Past η ≥ δ/6 the walk still looks for moves (f checks them), but cannot certify.
-	decidable := eta < rn.s.Delta/6
 	res.Active, res.KKTResidual = rn.c.activeSet(x, mod.v, rn.s.FeasTol)
 	if found, err := rn.verifyBest(res, w); found || err != nil {
 		return res, err
@@ -88,6 +87,20 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 	if mod.err != nil {
 		return nil, mod.err
 	}
+	if w.earlyStopped { // f rejected its candidates: the complete walk decides
+		early := *res
+		res, w, eta = rn.walkModel(ctx, x, mod, -rn.s.Delta/3)
+		res.Examined, res.Pruned = res.Examined+early.Examined, res.Pruned+early.Pruned
+		res.Active, res.KKTResidual = early.Active, early.KKTResidual
+		if found, err := rn.verifyBest(res, w); found || err != nil {
+			return res, err
+		}
+		if mod.err != nil {
+			return nil, mod.err
+		}
+	}
+	// Past η ≥ δ/6 the walk still looks for moves (f checks them), but cannot certify.
+	decidable := eta < rn.s.Delta/6
 	// qmin is within η (eqErr and forcedErr included) of the model's minimum over
 	// (S − x) ∩ B(0, r) (walk.go); with the Krylov backend only the first subset's bound
 	// is (krylovExaminer), with probability 1 − kry.fail.
@@ -178,7 +191,7 @@ func (rn *run) shrinkRadius(ctx context.Context, res *EscapeResult, mod *quadMod
 	walkFails, modelFail := 0.0, 0.0
 	for k := maxRadiusHalvings; k >= 1 && pool > 0; k-- {
 		r := math.Ldexp(rn.r, -k)
-		wr, w, eta := rn.walkModelAt(ctx, res.X, mod, -rn.s.Delta/3, r, pool)
+		wr, w, eta := rn.walkModelAt(ctx, res.X, mod, -rn.s.Delta/3, r, pool, -rn.s.Delta/2)
 		pool -= w.examined
 		res.Examined += w.examined
 		res.Pruned += w.pruned

@@ -18,15 +18,24 @@ import (
 // by its first subset's bound instead of qmin (fullEscape). It returns the escape's result so far (no move, no
 // certificate), the walk, and η, the bound on the rounding of the model values it
 // computed (modelRounding, plus the equalities' eqErr and the forced rows' forcedErr).
+// The walk is complete unless a budget or the context cuts it (no early stop).
 func (rn *run) walkModel(ctx context.Context, x []float64, mod *quadModel, keep float64) (*EscapeResult, *walk, float64) {
-	return rn.walkModelAt(ctx, x, mod, keep, rn.r, rn.s.MaxSubsets)
+	return rn.walkModelAt(ctx, x, mod, keep, rn.r, rn.s.MaxSubsets, math.Inf(-1))
 }
 
 // walkModelAt is walkModel on the ball of radius r with at most maxSubsets subsets (the
-// certified radius's walks, escape.go's shrinkRadius).
-func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, keep, r float64, maxSubsets int) (*EscapeResult, *walk, float64) {
+// certified radius's walks, escape.go's shrinkRadius), stopping early once a candidate's
+// model value is at most early (walk.earlyStop; −Inf: never, and never with pruning off,
+// the tests' reference walk).
+func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, keep, r float64, maxSubsets int, early float64) (*EscapeResult, *walk, float64) {
 	w := newWalk(ctx, rn.c, x, r, mod, rn.s, rn.test.noPrune)
 	w.pool.keep = keep
+	if !rn.test.noPrune && !rn.test.noEarlyStop {
+		w.early, w.earlyBudget = early, earlyStopWork
+		if rn.test.earlyBudget > 0 {
+			w.earlyBudget = rn.test.earlyBudget
+		}
+	}
 	w.maxSubsets = maxSubsets
 	w.ordered = rn.test.walkOrder
 	if !rn.test.noPrune {

@@ -95,6 +95,11 @@ type testOptions struct {
 	noCoupling      bool
 	couplingMinRows int
 	couplingPruned  *int
+	// noEarlyStop walks the full path's subsets to the end after a move is found
+	// (walk.earlyStop), and earlyBudget, when > 0, replaces its work budget
+	// earlyStopWork (1 stops a walk one subset after a candidate arms it).
+	noEarlyStop bool
+	earlyBudget float64
 }
 
 // report sends a Progress report to Settings.Progress, if set.

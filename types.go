@@ -259,7 +259,8 @@ type EscapeResult struct {
 	CertifiedRadius float64
 	Vacuous         bool
 	// Complete reports that the subset walk ran to the end (neither MaxSubsets nor the
-	// context cut it short).
+	// context cut it short, nor the early stop after a move was found: the walk then
+	// looks on for a better one within a bounded work, see walk.earlyStop).
 	Complete bool
 	// Canceled reports that the context cut the escape short: no move and no certificate,
 	// whatever was examined.

@@ -132,6 +132,11 @@ type walk struct {
 	blockFail        float64 // the failure probability of the block bound's residual (blockbound.go)
 	blockMove        bool    // the block bound's exact minimizer of a block is a candidate below keep
 	lost             int     // candidates whose point x + h lost their promise to rounding (toPoint)
+	// early is the model value at or below which a candidate arms the early stop (−Inf:
+	// never), earlyBudget the work an armed walk may charge, earlyWork what it charged
+	// (−1: not armed), and earlyStopped reports that the walk stopped there (earlyStop).
+	early, earlyBudget, earlyWork float64
+	earlyStopped                  bool
 	// probe is the offset of the current subset's lowest candidate below keep, feasible
 	// or not (probeQ its value), which orders the subset's children when ordered is set
 	// (walkOrder, a test switch: off by default).
@@ -146,7 +151,8 @@ type walk struct {
 // of S_w (slackBound), the equalities held (holdEqualities), the rows near x.
 func newWalk(ctx context.Context, c *Constraints, x []float64, r float64, mod *quadModel, s *Settings, noPrune bool) *walk {
 	w := &walk{c: c, x: x, r: r, feasTol: s.FeasTol, ctx: ctx, mod: mod,
-		maxSubsets: s.MaxSubsets, noPrune: noPrune, pool: candidatePool{keep: -s.Delta / 3}}
+		maxSubsets: s.MaxSubsets, noPrune: noPrune, pool: candidatePool{keep: -s.Delta / 3},
+		early: math.Inf(-1), earlyWork: -1}
 	w.h, w.dist2 = make([]float64, len(x)), []float64{0}
 	k := c.rowCount()
 	if k == 0 {
@@ -292,7 +298,7 @@ func (w *walk) descend(free []int) {
 	if w.stopped {
 		return
 	}
-	if w.examined >= w.maxSubsets {
+	if w.examined >= w.maxSubsets || w.earlyStop() {
 		w.stop(false)
 		return
 	}
@@ -325,6 +331,59 @@ func (w *walk) descend(free []int) {
 		w.descend(free[k+1:])
 		w.pop()
 	}
+}
+
+// earlyStopWork is the work an armed walk may charge by default (earlyStop), in units of
+// (face dimension)³: 2²⁶, about two and a half eigendecompositions of order 300, or every
+// one of 4 096 faces of order 25.
+const earlyStopWork = 1 << 26
+
+// earlyStop reports whether the walk, armed, stops before the subset it holds, and
+// otherwise charges that subset's work. Once a candidate's model value is at most w.early
+// (consider; fullEscape and shrinkRadius set −δ/2, every other walk −Inf), the walk
+// charges each subset it examines next (d − t)³, t < d the rows it holds (1 at a vertex),
+// at most what examining it costs, an eigendecomposition of its face (the eigenbasis
+// examiner's dense route; the bordered route costs less), and stops before the first
+// subset that would take the charge past w.earlyBudget, having examined at least one.
+//
+// The escape's contract (alg:escaping_general_full) is a point u ∈ S ∩ B(x, r) with
+// f(u) < f(x) − δ/3, or the report that x is a δ-SOSP; the paper's walk returns the first
+// such u. Walking on for the best candidate moves farther per escape, but on the
+// balanced cut at d = 300 the move is found at the root (eqRelaxProbe) and the complete
+// walk is MaxSubsets faces of order 300, tens of seconds per escape. The budget is work,
+// not a count, because the worth of looking on does not shrink with d while its price
+// grows: a count small enough for d = 300 (a few subsets) stopped a BoxQP walk at d = 50
+// (38 forced rows, faces of order ≤ 12) 500 subsets before its best move (model decrease
+// 0.012 instead of 0.527), and that run then ended uncertified; with the work budget that
+// walk completes. It is arithmetic counted, not a clock: the same seed, the same result.
+//
+// What the early stop may cost and may not:
+//   - Never a certificate: a walk that stopped is not complete (stopped), and escapes
+//     certify only after complete walks. Nor does it lose one: the complete walk's least
+//     value is at most the candidate's, ≤ −δ/2, so its test qmin > −δ/2 + η
+//     (modelCertifies, η ≥ 0) fails too; on the Krylov path the certificate's bound is a
+//     lower bound on the model's minimum, at most the candidate's value plus its rounding
+//     η, and fails as well. Hence the level −δ/2 and not keep = −δ/3: a candidate in
+//     (−δ/2 + η, −δ/3) leaves the complete walk able to certify where f rejects the
+//     candidates, and does not arm the stop.
+//   - Never an infeasible or a non-decreasing move: the candidates are the walk's, each in
+//     S_w, and checked on f and against the tolerance (verifyBest, toPoint) as a complete
+//     walk's are.
+//   - Not the best move: the escape moves by the best candidate the walk reached, a model
+//     decrease of at least δ/2, not necessarily the complete walk's. Where f rejects every
+//     candidate of a walk that stopped early, fullEscape walks again without the early
+//     stop, so the escape's outcome is then the complete walk's.
+func (w *walk) earlyStop() bool {
+	if w.earlyWork < 0 {
+		return false
+	}
+	n := float64(max(1, len(w.x)-len(w.rows)))
+	if w.earlyWork > 0 && w.earlyWork+n*n*n > w.earlyBudget {
+		w.earlyStopped = true
+		return true
+	}
+	w.earlyWork += n * n * n
+	return false
 }
 
 // walkOrder returns the rows of free in the order the current subset's children take
@@ -485,6 +544,9 @@ func (w *walk) consider(h []float64, q float64, kase Case) {
 	}
 	if q < pl.qmin {
 		pl.qmin = q
+		if w.earlyWork < 0 && q <= w.early {
+			w.earlyWork = 0 // armed (earlyStop)
+		}
 	}
 	if len(pl.best) == maxVerify && q >= pl.best[maxVerify-1].q {
 		return
