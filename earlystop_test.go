@@ -26,16 +26,16 @@ import (
 //   - its move X is feasible (checked on the instance's own rows), within r of x, and
 //     lowers f by more than δ/3, f evaluated here;
 //   - it is deterministic: a second optimizer with the same settings returns the same X
-//     and the same counts.
+//     and the same counts (every third instance).
 //
 // Every other instance checks moves on a dishonest f, the model plus
 // c·δ·‖X − x‖²/r² (c ∈ [0.5, 4]), which rejects some of the walk's candidates, so that an
 // early stop whose candidates all fail (fullEscape then walks again without it) is
 // reached too. The early stop must cut a share of the walks, and the walk again must run.
-// 1500 instances, 300 under -short.
+// 1200 instances, 300 under -short.
 func TestEarlyStopAgainstBruteForce(t *testing.T) {
 	t.Parallel() // a long cross-check: run beside the other long ones (CI's 2 cores)
-	n := 1500
+	n := 1200
 	if testing.Short() {
 		n = 300
 	}
@@ -94,7 +94,6 @@ func TestEarlyStopAgainstBruteForce(t *testing.T) {
 			if err != nil {
 				t.Fatalf("instance %d: the complete walk fails where the early one does not: %v", i, err)
 			}
-			ee2, _ := escape(early)
 			tried++
 			truth := bruteforce.Min(in.Problem()).Value
 			tag := func() string {
@@ -128,8 +127,11 @@ func TestEarlyStopAgainstBruteForce(t *testing.T) {
 			if ee.Examined > ef.Examined {
 				again++ // walked twice: the early walk, then the complete one
 			}
-			if !slices.Equal(ee.X, ee2.X) || ee.Examined != ee2.Examined || ee.Found != ee2.Found || ee.Certified != ee2.Certified {
-				t.Errorf("instance %d (%s): two identical escapes differ: X %v / %v, examined %d / %d", i, tag(), ee.X, ee2.X, ee.Examined, ee2.Examined)
+			if i%3 == 0 {
+				ee2, _ := escape(early)
+				if !slices.Equal(ee.X, ee2.X) || ee.Examined != ee2.Examined || ee.Found != ee2.Found || ee.Certified != ee2.Certified {
+					t.Errorf("instance %d (%s): two identical escapes differ: X %v / %v, examined %d / %d", i, tag(), ee.X, ee2.X, ee.Examined, ee2.Examined)
+				}
 			}
 		}
 	}

@@ -333,18 +333,18 @@ func (w *walk) descend(free []int) {
 	}
 }
 
-// earlyStopWork is the work an armed walk may charge by default (earlyStop), in units of
-// (face dimension)³: 2²⁶, about two and a half eigendecompositions of order 300, or every
-// one of 4 096 faces of order 25.
-const earlyStopWork = 1 << 26
+// earlyStopWork is the work an armed walk may charge by default (earlyStop): 2²⁷, about
+// five subsets at the root of a walk at d = 300, or 1 380 subsets of 38 rows at d = 50.
+const earlyStopWork = 1 << 27
 
 // earlyStop reports whether the walk, armed, stops before the subset it holds, and
 // otherwise charges that subset's work. Once a candidate's model value is at most w.early
 // (consider; fullEscape and shrinkRadius set −δ/2, every other walk −Inf), the walk
-// charges each subset it examines next (d − t)³, t < d the rows it holds (1 at a vertex),
-// at most what examining it costs, an eigendecomposition of its face (the eigenbasis
-// examiner's dense route; the bordered route costs less), and stops before the first
-// subset that would take the charge past w.earlyBudget, having examined at least one.
+// charges each subset it examines next (d − t)³ + d²t, t the rows it holds: what the
+// eigenbasis examiner's dense route costs there up to constants, an eigendecomposition of
+// the face and M projected onto it (eigenbasisCheaper; the bordered route is taken where
+// it is cheaper), and stops before the first subset that would take the charge past
+// w.earlyBudget, having examined at least one.
 //
 // The escape's contract (alg:escaping_general_full) is a point u ∈ S ∩ B(x, r) with
 // f(u) < f(x) − δ/3, or the report that x is a δ-SOSP; the paper's walk returns the first
@@ -355,7 +355,7 @@ const earlyStopWork = 1 << 26
 // grows: a count small enough for d = 300 (a few subsets) stopped a BoxQP walk at d = 50
 // (38 forced rows, faces of order ≤ 12) 500 subsets before its best move (model decrease
 // 0.012 instead of 0.527), and that run then ended uncertified; with the work budget that
-// walk completes. It is arithmetic counted, not a clock: the same seed, the same result.
+// walk reaches it. It is arithmetic counted, not a clock: the same seed, the same result.
 //
 // What the early stop may cost and may not:
 //   - Never a certificate: a walk that stopped is not complete (stopped), and escapes
@@ -377,12 +377,13 @@ func (w *walk) earlyStop() bool {
 	if w.earlyWork < 0 {
 		return false
 	}
-	n := float64(max(1, len(w.x)-len(w.rows)))
-	if w.earlyWork > 0 && w.earlyWork+n*n*n > w.earlyBudget {
+	d, t := float64(len(w.x)), float64(len(w.rows))
+	work := (d-t)*(d-t)*(d-t) + d*d*t
+	if w.earlyWork > 0 && w.earlyWork+work > w.earlyBudget {
 		w.earlyStopped = true
 		return true
 	}
-	w.earlyWork += n * n * n
+	w.earlyWork += max(work, 1)
 	return false
 }
 
