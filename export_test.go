@@ -130,14 +130,14 @@ func (o *Optimizer) setNoCap(on bool) { o.test.noCap = on }
 // countEqRelaxPrunes tries it (with the cone and cap bounds) on walks of any size and
 // adds to *n the subtrees only it prunes.
 func (o *Optimizer) setNoEqRelax(on bool) { o.test.noEqRelax = on }
-
-// setNoEarlyStop walks every escape's subsets to the end after a move is found
-// (walk.earlyStop), and setEarlyBudget replaces the early stop's work budget.
-func (o *Optimizer) setNoEarlyStop(on bool)      { o.test.noEarlyStop = on }
-func (o *Optimizer) setEarlyBudget(work float64) { o.test.earlyBudget = work }
 func (o *Optimizer) countEqRelaxPrunes(n *int) {
 	o.test.eqRelaxPruned, o.test.coneMinRows = n, 1
 }
 func (o *Optimizer) countCapPrunes(n *int) {
 	o.test.capPruned, o.test.coneMinRows = n, 1
 }
+
+// setNoEarlyStop walks every escape's subsets to the end after a move is found
+// (walk.earlyStop), and setEarlyBudget replaces the early stop's work budget.
+func (o *Optimizer) setNoEarlyStop(on bool)      { o.test.noEarlyStop = on }
+func (o *Optimizer) setEarlyBudget(work float64) { o.test.earlyBudget = work }

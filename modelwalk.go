@@ -18,7 +18,7 @@ import (
 // by its first subset's bound instead of qmin (fullEscape). It returns the escape's result so far (no move, no
 // certificate), the walk, and η, the bound on the rounding of the model values it
 // computed (modelRounding, plus the equalities' eqErr and the forced rows' forcedErr).
-// The walk is complete unless a budget or the context cuts it (no early stop).
+// It does not stop early once it holds a move (walk.earlyStop; walkModelAt does).
 func (rn *run) walkModel(ctx context.Context, x []float64, mod *quadModel, keep float64) (*EscapeResult, *walk, float64) {
 	return rn.walkModelAt(ctx, x, mod, keep, rn.r, rn.s.MaxSubsets, math.Inf(-1))
 }
