@@ -225,9 +225,13 @@ type EscapeResult struct {
 	// over every step the run could stop at; 1 when none did), less 10⁻⁶ once when the
 	// model's bound on ‖M‖₂ is a Lanczos one; 1 − Stochastic.FailProb for a model built from
 	// stochastic estimates (see Settings.Stochastic), 1 − Corner.FailProb for MethodCorner;
-	// 1 − 10⁻⁶ (1 after a breakdown) where the Lanczos box certificate decided (a box, gradients only, d ≥ 640:
-	// one Lanczos run on gradient differences instead of the d-column model, facecert.go).
-	// For a CertifiedRadius below Radius the sum runs over the walks that certified at
+	// 1 − 10⁻⁶ where the Lanczos box certificate decided (a box, gradients only, d ≥ 640:
+	// one Lanczos run on gradient differences instead of the d-column model, facecert.go;
+	// 1 only when the run spans ℝᵈ). Every probability below 1 is over the random starts,
+	// which are drawn from Settings.Seed: it holds for an f and S chosen without knowledge
+	// of the seed, as for any randomized method; an f built against a known seed (an
+	// eigenvector of negative curvature orthogonal to every Krylov space the start
+	// generates) defeats it. For a CertifiedRadius below Radius the sum runs over the walks that certified at
 	// every radius tried up to it (the radius reported is chosen from their verdicts). 0
 	// when CertifiedRadius is 0.
 	Confidence float64
