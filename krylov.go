@@ -87,8 +87,7 @@ type lanczosRun struct {
 func lanczosRunFrom(op faceOp, start []float64, kmax int, done func(*lanczosRun) bool) *lanczosRun {
 	lr := &lanczosRun{}
 	q := append([]float64(nil), start...)
-	op.proj(q)
-	if !(unitDir(q, q) > 0) { // not q/‖q‖: 1/‖q‖ overflows for a subnormal gradient
+	if !faceStart(op, q) {
 		lr.invariant = true
 		return lr
 	}
@@ -121,6 +120,47 @@ func lanczosRunFrom(op faceOp, start []float64, kmax int, done func(*lanczosRun)
 		scale(q, 1/b)
 	}
 	return lr
+}
+
+// faceStart projects the start q of a Lanczos run on the face, in place, and makes it a
+// unit vector (unitDir: 1/‖q‖ overflows for a subnormal gradient); false when q has no
+// part in the face that the projection resolves, q then not to be used. The projection
+// P·v is computed with an error of cε‖v‖ (op.proj: Gram–Schmidt over at most d vectors),
+// so it lies in the face only to cε‖v‖/‖Pv‖. Where v is almost normal to the face — the
+// face's gradient P(v + Mh) of a zero-rate move (an eigenvector of negative curvature with
+// no first-order change, as a transfer between two coordinates of equal gradient on a
+// simplex), which examineFace's projection has already reduced to rounding — P·v is
+// rounding in no particular direction, and a run from it has basis vectors off the face:
+// candidates that leave the face (the walk rejects them as infeasible) from a face it
+// reports examined exactly, a false certificate (TestMatrixFreeZeroRateTransfer).
+//
+// The rule is Kahan's "twice is enough" (Parlett, The Symmetric Eigenvalue Problem, 1998,
+// §6.9): project; if more than 1 − 1/√2 of the length is lost, project again; if that
+// loses as much, take the face part as 0. Proof that 0 is within rounding: write
+// y₁ = P̃v = Pv + e₁ and y₂ = P̃y₁ = Py₁ + e₂ (P exact, P̃ computed), ‖e₁‖ ≤ cε‖v‖,
+// ‖e₂‖ ≤ cε‖y₁‖. The part of y₁ normal to the face is (I − P)e₁, so
+// ‖y₂‖ ≥ ‖y₁‖ − ‖e₁‖ − ‖e₂‖, and ‖y₂‖ ≤ ‖y₁‖/√2 gives ‖y₁‖(1 − 1/√2 − cε) ≤ cε‖v‖,
+// ‖y₁‖ ≤ 3.5cε‖v‖, hence ‖Pv‖ ≤ ‖y₁‖ + ‖e₁‖ ≤ 4.5cε‖v‖. A face gradient v′ = P(v + Mh₀)
+// (‖h₀‖ ≤ r) taken as 0 thus moves the face's values on the ball of radius r by at most
+// 4.5cε(‖v‖ + ‖M‖_F·r)·r, which η's bullet on projections (modelRounding) already charges
+// (precisionFactor·(d + 2) ≥ 4.5c). A random start (N(0, I)) takes this branch only when
+// its face part is below 4.5cε of its length, with probability about (cε√d)^m for a face
+// of dimension m, far below krylovFailProb: not charged (lam1Bound's convention); the
+// random-start callers then give no bound (findInsideKrylov, facecert) or, after a
+// start of exactly 0 as before, the 0 spectrum of an empty face (spectrumBoundsPlain).
+// Where a projection keeps more than 1/√2 of its input's length ‖u‖, the unit vector
+// returned is off the face by at most cε‖u‖/(‖u‖/√2) = √2cε.
+func faceStart(op faceOp, q []float64) bool {
+	n := norm(q)
+	for range 2 {
+		op.proj(q)
+		m := norm(q)
+		if m > n/math.Sqrt2 {
+			return unitDir(q, q) > 0
+		}
+		n = m
+	}
+	return false
 }
 
 // ritzExtremes returns the smallest and largest eigenvalues of the run's tridiagonal T.

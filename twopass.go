@@ -113,13 +113,13 @@ type lanczosStepper struct {
 	prods, steps int
 }
 
-// start sets q to the unit vector of P·start; false when it is zero.
+// start sets q to the unit vector of P·start; false when it is zero to rounding
+// (faceStart).
 func (s *lanczosStepper) start(op faceOp, start []float64) bool {
 	d := len(start)
 	*s = lanczosStepper{op: op, qp: make([]float64, d), q: append([]float64(nil), start...),
 		w: make([]float64, d), r: make([]float64, d)}
-	op.proj(s.q)
-	return unitDir(s.q, s.q) > 0 // not q/‖q‖: 1/‖q‖ overflows for a subnormal gradient
+	return faceStart(op, s.q) // P·start resolved from rounding, or false
 }
 
 // step makes the product w = PMq and the residual r = w − βⱼ₋₁qⱼ₋₁ − αⱼqⱼ (projected),
