@@ -125,11 +125,11 @@ func lanczosRunFrom(op faceOp, start []float64, kmax int, done func(*lanczosRun)
 // faceStart projects the start q of a Lanczos run on the face, in place, and makes it a
 // unit vector (unitDir: 1/‖q‖ overflows for a subnormal gradient); false when q has no
 // part in the face that the projection resolves, q then not to be used. The projection
-// P·v is computed with an error of cε‖v‖ (op.proj: Gram–Schmidt over at most d vectors),
-// so it lies in the face only to cε‖v‖/‖Pv‖. Where v is almost normal to the face — the
-// face's gradient P(v + Mh) of a zero-rate move (an eigenvector of negative curvature with
-// no first-order change, as a transfer between two coordinates of equal gradient on a
-// simplex), which examineFace's projection has already reduced to rounding — P·v is
+// P·s is computed with an error of cε‖s‖ (op.proj: Gram–Schmidt over at most d vectors),
+// so it lies in the face only to cε‖s‖/‖Ps‖. Where s is almost normal to the face — the
+// face's gradient P(v + Mh₀) of a zero-rate move (an eigenvector of negative curvature
+// with no first-order change, as a transfer between two coordinates of equal gradient on
+// a simplex), which examineFace's projection has already reduced to rounding — P·s is
 // rounding in no particular direction, and a run from it has basis vectors off the face:
 // candidates that leave the face (the walk rejects them as infeasible) from a face it
 // reports examined exactly, a false certificate (TestMatrixFreeZeroRateTransfer).
@@ -137,19 +137,20 @@ func lanczosRunFrom(op faceOp, start []float64, kmax int, done func(*lanczosRun)
 // The rule is Kahan's "twice is enough" (Parlett, The Symmetric Eigenvalue Problem, 1998,
 // §6.9): project; if more than 1 − 1/√2 of the length is lost, project again; if that
 // loses as much, take the face part as 0. Proof that 0 is within rounding: write
-// y₁ = P̃v = Pv + e₁ and y₂ = P̃y₁ = Py₁ + e₂ (P exact, P̃ computed), ‖e₁‖ ≤ cε‖v‖,
+// y₁ = P̃s = Ps + e₁ and y₂ = P̃y₁ = Py₁ + e₂ (P exact, P̃ computed), ‖e₁‖ ≤ cε‖s‖,
 // ‖e₂‖ ≤ cε‖y₁‖. The part of y₁ normal to the face is (I − P)e₁, so
-// ‖y₂‖ ≥ ‖y₁‖ − ‖e₁‖ − ‖e₂‖, and ‖y₂‖ ≤ ‖y₁‖/√2 gives ‖y₁‖(1 − 1/√2 − cε) ≤ cε‖v‖,
-// ‖y₁‖ ≤ 3.5cε‖v‖, hence ‖Pv‖ ≤ ‖y₁‖ + ‖e₁‖ ≤ 4.5cε‖v‖. A face gradient v′ = P(v + Mh₀)
-// (‖h₀‖ ≤ r) taken as 0 thus moves the face's values on the ball of radius r by at most
-// 4.5cε(‖v‖ + ‖M‖_F·r)·r, which η's bullet on projections (modelRounding) already charges
-// (precisionFactor·(d + 2) ≥ 4.5c). A random start (N(0, I)) takes this branch only when
-// its face part is below 4.5cε of its length, with probability about (cε√d)^m for a face
-// of dimension m, far below krylovFailProb: not charged (lam1Bound's convention); the
-// random-start callers then give no bound (findInsideKrylov, facecert) or, after a
-// start of exactly 0 as before, the 0 spectrum of an empty face (spectrumBoundsPlain).
-// Where a projection keeps more than 1/√2 of its input's length ‖u‖, the unit vector
-// returned is off the face by at most cε‖u‖/(‖u‖/√2) = √2cε.
+// ‖y₂‖ ≥ ‖y₁‖ − ‖e₁‖ − ‖e₂‖, and ‖y₂‖ ≤ ‖y₁‖/√2 gives ‖y₁‖(1 − 1/√2 − cε) ≤ cε‖s‖,
+// ‖y₁‖ ≤ 3.5cε‖s‖, hence ‖Ps‖ ≤ ‖y₁‖ + ‖e₁‖ ≤ 4.5cε‖s‖. For the GLTR start
+// s = P̃(v + Mh₀) (examineFace, ‖h₀‖ ≤ r, ‖s‖ ≤ (1 + cε)(‖v‖ + ‖M‖_F·r)) the face
+// gradient taken as 0 thus moves the face's values on the ball of radius r by at most
+// 4.5cε(1 + cε)(‖v‖ + ‖M‖_F·r)·r, which η's bullet on projections (modelRounding)
+// already charges (precisionFactor·(d + 2) ≥ 5c). Where a projection keeps more than
+// 1/√2 of its input's length ‖u‖, the unit vector returned is off the face by at most
+// cε‖u‖/(‖u‖/√2) = √2cε. A random start (N(0, I)) is taken as 0 only when its face part
+// is below 4.5cε of its length, with probability about (cε√d)^m for a face of dimension
+// m, far below krylovFailProb and not charged (lam1Bound's convention, as a breakdown
+// hiding an eigenvector); findInsideKrylov and the face certificate then give no bound,
+// spectrumBoundsPlain the empty face's 0 spectrum, as for a start of exactly 0 before.
 func faceStart(op faceOp, q []float64) bool {
 	n := norm(q)
 	for range 2 {
