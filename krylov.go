@@ -270,26 +270,11 @@ func findInsideKrylov(ctx context.Context, op faceOp, g []float64, c0, rs, keep,
 	}
 	L1, fail := lam1Bound(ra, op.m, kmax, lo, hi)
 	V, W := unionBasis(rb, U, MU, krylovDropTol)
-	K := len(V)
-	T := mat.NewSymDense(K, nil)
-	gt := make([]float64, K)
-	for i := 0; i < K; i++ {
-		gt[i] = dot(V[i], g)
-		for j := i; j < K; j++ {
-			T.SetSym(i, j, 0.5*(dot(V[i], W[j])+dot(V[j], W[i])))
-		}
-	}
-	cands, lowerSub, ok := findInsideDense(ctx, T, gt, rs, c0, keep)
+	cands, lowerSub, ok := rayleighRitz(ctx, V, W, g, rs, c0, keep)
 	if !ok {
 		return res
 	}
-	for _, c := range cands {
-		y := make([]float64, len(g))
-		for i, zi := range c.y {
-			axpy(y, zi, V[i])
-		}
-		res.cands = append(res.cands, subCandidate{y: y, q: c.q, kase: c.kase})
-	}
+	res.cands = cands
 	res.ok = true
 	if ra.invariant && (rb == nil || rb.invariant) {
 		// The random start's space holds an eigenvector of λ₁ (with probability 1), the
@@ -527,4 +512,32 @@ func tridiagSolve(alpha, beta []float64, lam, c float64) (z []float64, ok bool) 
 		z[i] -= l[i+1] * z[i+1]
 	}
 	return z, true
+}
+
+// rayleighRitz solves the face's problem on span V (orthonormal, W[i] = P·M·V[i]) by the
+// dense backend: T = ½(VᵀW + WᵀV) (symmetrized against rounding), Vᵀg, and every candidate
+// of findInsideDense mapped back to the face as y = Σ zᵢVᵢ, its value the model's on the
+// subspace; lowerSub is that subspace's bound, ok false where the dense backend declined.
+func rayleighRitz(ctx context.Context, V, W [][]float64, g []float64, rs, c0, keep float64) (cands []subCandidate, lowerSub float64, ok bool) {
+	K := len(V)
+	T := mat.NewSymDense(K, nil)
+	gt := make([]float64, K)
+	for i := 0; i < K; i++ {
+		gt[i] = dot(V[i], g)
+		for j := i; j < K; j++ {
+			T.SetSym(i, j, 0.5*(dot(V[i], W[j])+dot(V[j], W[i])))
+		}
+	}
+	dc, lowerSub, ok := findInsideDense(ctx, T, gt, rs, c0, keep)
+	if !ok {
+		return nil, lowerSub, false
+	}
+	for _, c := range dc {
+		y := make([]float64, len(g))
+		for i, zi := range c.y {
+			axpy(y, zi, V[i])
+		}
+		cands = append(cands, subCandidate{y: y, q: c.q, kase: c.kase})
+	}
+	return cands, lowerSub, true
 }

@@ -345,25 +345,11 @@ func findInsideTwoPass(ctx context.Context, op faceOp, g []float64, c0, rs, keep
 	if K == 0 {
 		return res
 	}
-	T := mat.NewSymDense(K, nil)
-	gt := make([]float64, K)
-	for i := 0; i < K; i++ {
-		gt[i] = dot(V[i], g)
-		for j := i; j < K; j++ {
-			T.SetSym(i, j, 0.5*(dot(V[i], W[j])+dot(V[j], W[i])))
-		}
-	}
-	cands, lowerSub, ok := findInsideDense(ctx, T, gt, rs, c0, keep)
+	cands, lowerSub, ok := rayleighRitz(ctx, V, W, g, rs, c0, keep)
 	if !ok {
 		return res
 	}
-	for _, c := range cands {
-		y := make([]float64, len(g))
-		for i, zi := range c.y {
-			axpy(y, zi, V[i])
-		}
-		res.cands = append(res.cands, subCandidate{y: y, q: c.q, kase: c.kase})
-	}
+	res.cands = cands
 	res.ok = true
 	res.lower = math.Min(lowerSub, lower)
 	res.fail = fail
