@@ -1,7 +1,7 @@
 package houdini
 
 import (
-	"math"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -30,7 +30,7 @@ func TestCouplingBoundBelowMinimum(t *testing.T) {
 	if testing.Short() {
 		n = 100
 	}
-	var answered, below, total int
+	var n3 barCounts
 	for i := range n {
 		rng := rand.New(rand.NewPCG(2027, uint64(i)))
 		spec := bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)),
@@ -51,27 +51,10 @@ func TestCouplingBoundBelowMinimum(t *testing.T) {
 			continue
 		}
 		scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3
-		tol := 1e-9 * scale
-		for _, f := range []float64{-1, -0.3, -0.1, -0.03, -0.01, -0.001, 1e-9, 1e-3, 0.1} {
-			bar := truth.Value + f*scale
-			w.pool.keep, w.pool.qmin = bar, math.Inf(1)
-			L := w.couplingBound(1)
-			if f < 0 {
-				total++
-			}
-			if math.IsInf(L, -1) {
-				continue
-			}
-			answered++
-			if f < 0 {
-				below++
-			}
-			if L < bar || L > truth.Value+tol {
-				t.Errorf("instance %d (%s): bar %.6g: directed cone bound %.17g, exhaustive minimum %.17g",
-					i, in.Name, bar, L, truth.Value)
-			}
-		}
+		barSweep(t, w, func() float64 { return w.couplingBound(1) }, truth.Value, scale, 1e-9*scale, &n3,
+			fmt.Sprintf("instance %d (%s): directed cone bound", i, in.Name))
 	}
+	answered, below, total := n3.answered, n3.below, n3.total
 	t.Logf("%d instances: the bound answered %d times, %d of %d bars below the minimum", n, answered, below, total)
 	if below < total/20 {
 		t.Errorf("the bound decides too rarely: %d of %d bars below the minimum", below, total)
@@ -112,27 +95,13 @@ func TestCouplingPruningAgainstBruteForce(t *testing.T) {
 		}
 		for _, tr := range [2][3]float64{{0, 1, 1}, {[]float64{10, 1e3}[i%2], []float64{1e-3, 1e3}[i/2%2], []float64{1e-2, 1e2}[i/4%2]}} {
 			in := base.Transform(tr[0], tr[1], tr[2])
-			c, err := forcedTestSet(in)
-			if err != nil {
-				continue // nudged off the rows by more than the tolerance
+			ok, cert := prunedAgainstFull(t, in, tr[2], []float64{1e-3, 1e-2, 0.1, 1}[i%4], func(o *Optimizer) { o.countCouplingPrunes(&pruned) },
+				fmt.Sprintf("instance %d (%s, gradient ×%g, copy %v)", i, in.Name, g, tr))
+			if ok {
+				tried++
 			}
-			scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3*tr[2]
-			s := Settings{Delta: []float64{1e-3, 1e-2, 0.1, 1}[i%4] * scale, Radius: in.R, MaxSubsets: 1 << 20}
-			p := Problem{Func: in.Func, Grad: in.Grad, Hess: exactHess(in)}
-			ep, ef, err := escapePrunedFull(p, c, s, in.X, func(o *Optimizer) { o.countCouplingPrunes(&pruned) })
-			if err != nil {
-				continue // x infeasible after the nudge: both refuse it
-			}
-			tried++
-			truth := bruteforce.Min(in.Problem()).Value
-			tol := 1e-9*math.Abs(ef.ModelDecrease) + 1e-12*scale
-			if ep.Certified {
+			if cert {
 				certified++
-			}
-			if ep.ModelDecrease < ef.ModelDecrease-tol || (ep.Certified && !ef.Certified) || (ep.Complete && ef.Found && !ep.Found) ||
-				(ep.Certified && truth < -s.Delta/2-1e-7*scale) {
-				t.Errorf("instance %d (%s, gradient ×%g, copy %v): pruned (found %v, certified %v, model decrease %.17g) vs full (found %v, certified %v, %.17g), exhaustive minimum %.17g, δ %g",
-					i, in.Name, g, tr, ep.Found, ep.Certified, ep.ModelDecrease, ef.Found, ef.Certified, ef.ModelDecrease, truth, s.Delta)
 			}
 		}
 	}
