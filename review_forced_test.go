@@ -1,7 +1,9 @@
 package houdini
 
 import (
+	"context"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
@@ -54,4 +56,97 @@ func TestReviewForcedAcutePair(t *testing.T) {
 	if !ep.Found && truth.Value < -delta {
 		t.Errorf("missed escape: exhaustive minimum %.6g < −δ = %g", truth.Value, -delta)
 	}
+}
+
+// TestReviewForcedAcuteFamily: forcedAcuteInstance with θ in [0.05, 0.5], w = (1, w₂),
+// 0 < w₂ < tan θ (both couplings Nₖᵢ negative), μ in [0.1, 0.6], noise of 0.05 on the
+// plane's Hessian, rotated by a random orthogonal matrix, δ = |min|: counts false
+// certificates of the default escape against the exhaustive minimum.
+func TestReviewForcedAcuteFamily(t *testing.T) {
+	var tried, falseCert int
+	for i := range 500 {
+		rng := rand.New(rand.NewPCG(4243, uint64(i)))
+		theta := 0.05 + 0.45*rng.Float64()
+		w2 := math.Tan(theta) * (0.1 + 0.8*rng.Float64())
+		base := forcedAcuteInstance(theta, 0.1+0.5*rng.Float64(), 1, w2)
+		for a := 0; a < 2; a++ {
+			for b := a; b < 2; b++ {
+				v := 0.05 * rng.NormFloat64()
+				base.Q[a][b] += v
+				if a != b {
+					base.Q[b][a] += v
+				}
+			}
+		}
+		// a random rotation y = Pz: rows a ↦ Pa, g ↦ Pg, Q ↦ PQPᵀ
+		P := reviewOrthogonal(rng, 3)
+		rot := func(v []float64) []float64 {
+			out := make([]float64, 3)
+			for a := range 3 {
+				for b := range 3 {
+					out[a] += P[a][b] * v[b]
+				}
+			}
+			return out
+		}
+		in := &bruteforce.Instance{Name: "acute family", X: make([]float64, 3), G: rot(base.G), B: base.B, R: 1}
+		for _, a := range base.A {
+			in.A = append(in.A, rot(a))
+		}
+		QP := make([][]float64, 3)
+		for a := range 3 {
+			col := make([]float64, 3)
+			for b := range 3 {
+				col[b] = base.Q[b][a]
+			}
+			QP[a] = rot(col) // column a of P·Q
+		}
+		in.Q = make([][]float64, 3)
+		for a := range 3 {
+			in.Q[a] = rot([]float64{QP[0][a], QP[1][a], QP[2][a]}) // (PQPᵀ) row a
+		}
+		truth := bruteforce.Min(in.Problem())
+		if !truth.Feasible || truth.Value >= 0 {
+			continue
+		}
+		c, err := forcedTestSet(in)
+		if err != nil {
+			continue
+		}
+		delta := -truth.Value
+		o, err := New(Problem{Func: in.Func, Grad: in.Grad, Hess: exactHess(in)}, c, Settings{Delta: delta, Radius: 1, MaxSubsets: 1 << 20})
+		if err != nil {
+			continue
+		}
+		e, err := o.Escape(context.Background(), in.X)
+		if err != nil {
+			continue
+		}
+		tried++
+		if e.Certified && truth.Value < -delta/2-1e-9 {
+			falseCert++
+			if falseCert <= 3 {
+				t.Errorf("instance %d (θ %.3g): FALSE certificate (forced %d): exhaustive minimum %.6g < −δ/2 = %.6g", i, theta, e.Forced, truth.Value, -delta/2)
+			}
+		}
+	}
+	t.Logf("%d escapes, %d false certificates", tried, falseCert)
+	if falseCert > 0 {
+		t.Errorf("%d false certificates in %d escapes", falseCert, tried)
+	}
+}
+
+// reviewOrthogonal returns a random d×d orthogonal matrix (Gram–Schmidt of a Gaussian one).
+func reviewOrthogonal(rng *rand.Rand, d int) [][]float64 {
+	var P [][]float64
+	for len(P) < d {
+		v := make([]float64, d)
+		for j := range v {
+			v[j] = rng.NormFloat64()
+		}
+		if u, ok := unitOrthogonal(v, P); ok {
+			P = append(P, u)
+		}
+	}
+	return P
 }
