@@ -232,7 +232,7 @@ func (w *walk) forcedKeep(held []int, fr forcedFrame) []int {
 		}
 	}
 	w.forcedSigns(held, D, fr, fail)
-	costs := w.forcedCosts(D, fr.rho, fail, w.forcedViolations(held, fr))
+	costs := w.forcedCosts(D, X, fr.rho, fail, w.forcedViolations(held, fr))
 	mu := make([]float64, f)
 	for i := range f {
 		mu[i] = -dot(fr.v, D[i])
@@ -412,29 +412,37 @@ func (w *walk) commitForced(held []int, shift, p float64) {
 // the curvature along dᵢ can give back:
 //
 //	ρ·√(‖P_N M dᵢ‖² + ¼·max(0, −Nᵢᵢ)²/‖dᵢ‖²),
-//	ρ·‖P_Z M dᵢ‖ + ρ·‖(max(0, −Nₖᵢ)/‖dₖ‖)ₖ≠ᵢ‖ + ½ρ·max(0, −Nᵢᵢ)/‖dᵢ‖ + Σₖ uₖ·max(0, −Nₖᵢ),
+//	ρ·‖P_Z M dᵢ‖ + ρ·β(n) + ½ρ·max(0, −Nᵢᵢ)/‖dᵢ‖ + Σₖ uₖ·max(0, −Nₖᵢ),
 //
-// N = DᵀMD, P_Z the projection on the directions F and the equalities leave free, and
-// u = viol the amounts uₖ = −sₖ ≥ 0 by which x violates F's rows in holdForcedRows's frame
-// at x (nil: none; in the frame p_E every offset is 0). The first is holdForcedRows's
-// Cauchy–Schwarz step (‖z′‖² + tᵢ²‖dᵢ‖² ≤ ρ²). The second: z′ ∈ N and âₖ·dⱼ = δₖⱼ give
+// N = DᵀMD, nₖ = max(0, −Nₖᵢ) for k ≠ i and nᵢ = 0, P_Z the projection on the directions F
+// and the equalities leave free, X = R⁻¹ (forcedKeep), and u = viol the amounts
+// uₖ = −sₖ ≥ 0 by which x violates F's rows in holdForcedRows's frame at x (nil: none; in
+// the frame p_E every offset is 0). The first is holdForcedRows's Cauchy–Schwarz step
+// (‖z′‖² + tᵢ²‖dᵢ‖² ≤ ρ²). The second: z′ ∈ N and âₖ·dⱼ = δₖⱼ give
 // z′ = P_Z z′ + Σₖ (âₖ·z′)dₖ, where âᵢ·z′ = sᵢ and âₖ·z′ = sₖ − tₖ for k ≠ i (t = s − A_E z,
 // s = 0 in the frame p_E), so
 //
-//	z′ᵀMdᵢ = (P_Z z′)ᵀMdᵢ − Σₖ≠ᵢ tₖNₖᵢ + Σₖ sₖNₖᵢ ≤ ρ‖P_Z M dᵢ‖ + Σₖ≠ᵢ tₖ·max(0, −Nₖᵢ) + Σₖ uₖ·max(0, −Nₖᵢ)
+//	z′ᵀMdᵢ = (P_Z z′)ᵀMdᵢ − Σₖ≠ᵢ tₖNₖᵢ + Σₖ sₖNₖᵢ ≤ ρ‖P_Z M dᵢ‖ + nᵀt + Σₖ uₖ·max(0, −Nₖᵢ)
 //
-// (‖P_Z z′‖ ≤ ‖z′‖ ≤ ρ, sₖ = −uₖ ≤ 0), and Σₖ tₖ²‖dₖ‖² ≤ (t − s)ᵀG⁻¹(t − s) ≤ ρ² (G⁻¹ ≥ 0,
-// t − s ≥ t ≥ 0) bounds the middle sum by Cauchy–Schwarz. The last sum was missing before
-// (TestForcedCostsViolatedRows: at x outside a bound by u with Nᵢᵢ < 0, z′ᵀMdᵢ − ½tᵢNᵢᵢ
-// reaches ½ρ·|Nᵢᵢ| + ½u·|Nᵢᵢ|). A failing row gets +Inf.
-func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool, viol []float64) []float64 {
+// (‖P_Z z′‖ ≤ ‖z′‖ ≤ ρ, sₖ = −uₖ ≤ 0). The middle sum: with w = t − s ≥ t ≥ 0 and n ≥ 0,
+// nᵀt ≤ nᵀw, and ‖z‖² ≥ ‖U_Eᵀz‖² = wᵀG⁻¹w (holdForcedRows's proof), so by Cauchy–Schwarz in
+// the inner product of G⁻¹, nᵀw = (Rᵀn)ᵀ(R⁻¹w) ≤ ‖Rᵀn‖·ρ: β(n) = ‖Rᵀn‖ = √(nᵀGn) always.
+// When G⁻¹ ≥ 0 entrywise on all of E (not only in row i, which is all condition (a)
+// asks), wᵀG⁻¹w ≥ Σₖ(G⁻¹)ₖₖwₖ² ≥ Σₖ tₖ²‖dₖ‖², and β(n) = ‖(nₖ/‖dₖ‖)ₖ‖ holds too; β is the
+// smaller of the two then. Using the second form without the entrywise condition was a
+// false certificate (TestReviewForcedAcutePair: two rows of E at an acute angle θ fail (a)
+// and stay in E, ‖dₖ‖ = 1/sin θ, and the bound understated nᵀt 14-fold). The last sum was
+// missing before (TestForcedCostsViolatedRows: at x outside a bound by u with Nᵢᵢ < 0,
+// z′ᵀMdᵢ − ½tᵢNᵢᵢ reaches ½ρ·|Nᵢᵢ| + ½u·|Nᵢᵢ|). A failing row gets +Inf.
+func (w *walk) forcedCosts(D, X [][]float64, rho float64, fail []bool, viol []float64) []float64 {
 	f, d := len(D), len(w.x)
 	costs := make([]float64, f)
 	nd := make([]float64, f)
 	for k := range D {
 		nd[k] = norm(D[k])
 	}
-	Md := make([]float64, d)
+	nonneg := inverseNonnegative(X)
+	Md, n := make([]float64, d), make([]float64, f)
 	for i := range f {
 		if fail[i] {
 			costs[i] = math.Inf(1)
@@ -442,15 +450,21 @@ func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool, viol []float
 		}
 		w.mod.mul(Md, D[i])
 		curv := 0.5 * math.Max(0, -dot(D[i], Md)) / nd[i]
-		neg, off := 0.0, 0.0
+		diag, off := 0.0, 0.0
 		for k := range f {
 			nki := math.Max(0, -dot(D[k], Md))
+			n[k] = 0
 			if k != i {
-				neg += math.Pow(nki/nd[k], 2)
+				n[k] = nki
+				diag += math.Pow(nki/nd[k], 2)
 			}
 			if viol != nil {
 				off += viol[k] * nki
 			}
+		}
+		beta := gramNorm(X, n)
+		if nonneg {
+			beta = math.Min(beta, math.Sqrt(diag))
 		}
 		for k := 0; k < w.base; k++ { // P_N: off the equalities' normals
 			b := w.basisVec(k)
@@ -461,9 +475,42 @@ func (w *walk) forcedCosts(D [][]float64, rho float64, fail []bool, viol []float
 			b := w.basisVec(k)
 			axpy(Md, -dot(b, Md), b)
 		}
-		costs[i] = math.Min(rho*math.Hypot(pn, curv), rho*(norm(Md)+math.Sqrt(neg)+curv)+off)
+		costs[i] = math.Min(rho*math.Hypot(pn, curv), rho*(norm(Md)+beta+curv)+off)
 	}
 	return costs
+}
+
+// inverseNonnegative reports whether G⁻¹ = XᵀX ≥ 0 entrywise (X = R⁻¹ lower triangular), with
+// condition (a)'s tolerance orthoTol.
+func inverseNonnegative(X [][]float64) bool {
+	f := len(X)
+	for i := range f {
+		for k := i + 1; k < f; k++ {
+			g := 0.0
+			for m := k; m < f; m++ {
+				g += X[m][i] * X[m][k]
+			}
+			if g < -orthoTol {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// gramNorm returns ‖Rᵀn‖ = √(nᵀGn) for X = R⁻¹ lower triangular, by back substitution of
+// Xᵀy = n (Xᵀ is upper triangular and y = Rᵀn).
+func gramNorm(X [][]float64, n []float64) float64 {
+	f := len(n)
+	y := make([]float64, f)
+	for j := f - 1; j >= 0; j-- {
+		s := n[j]
+		for k := j + 1; k < f; k++ {
+			s -= X[k][j] * y[k]
+		}
+		y[j] = s / X[j][j]
+	}
+	return norm(y)
 }
 
 // forcedViolations returns, in holdForcedRows's frame at x, the amounts uₖ = max(0, −sₖ) by

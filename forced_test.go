@@ -328,7 +328,7 @@ func TestForcedCostsViolatedRows(t *testing.T) {
 		}
 		viol := w.forcedViolations(rows, fr)
 		costs := [][]float64{
-			w.forcedCosts(D, fr.rho, make([]bool, f), viol),
+			w.forcedCosts(D, lowerInverse(o.c, rows, D), fr.rho, make([]bool, f), viol),
 			w.forcedCostsCoords(f, fr.rho, make([]float64, f), make([]bool, f), viol),
 		}
 		s := make([]float64, f)
