@@ -74,31 +74,20 @@ func TestCapPruningAgainstBruteForce(t *testing.T) {
 	if testing.Short() {
 		n = 600
 	}
-	var tried, byCap, certified int
-	for i := range n {
-		rng := rand.New(rand.NewPCG(1415, uint64(i)))
+	var byCap int
+	base := func(i int, rng *rand.Rand) *bruteforce.Instance {
 		model := bruteforce.Model(rng.IntN(int(bruteforce.NumModels)))
 		if i%3 == 0 {
 			model = bruteforce.KKT
 		}
-		base := bruteforce.Generate(rng, bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)), Model: model})
-		nudgeBy(rng, base, capNudges[i%len(capNudges)])
-		g := []float64{1, 16, 256, 4096}[i/2%4]
-		for j := range base.G {
-			base.G[j] *= g
-		}
-		for _, tr := range [2][3]float64{{0, 1, 1}, {[]float64{1e3, -1e8}[i%2], []float64{1e-3, 1e3}[i/2%2], []float64{0x1p-20, 0x1p20}[i/4%2]}} {
-			in := base.Transform(tr[0], tr[1], tr[2])
-			ok, cert := prunedAgainstFull(t, in, tr[2], []float64{1e-3, 1e-2, 0.1, 1}[i%4], func(o *Optimizer) { o.countCapPrunes(&byCap); o.setNoCone(true) },
-				fmt.Sprintf("instance %d (%s, gradient ×%g, copy %v)", i, in.Name, g, tr))
-			if ok {
-				tried++
-			}
-			if cert {
-				certified++
-			}
-		}
+		in := bruteforce.Generate(rng, bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)), Model: model})
+		nudgeBy(rng, in, capNudges[i%len(capNudges)])
+		return in
 	}
+	copyOf := func(i int) [3]float64 {
+		return [3]float64{[]float64{1e3, -1e8}[i%2], []float64{1e-3, 1e3}[i/2%2], []float64{0x1p-20, 0x1p20}[i/4%2]}
+	}
+	tried, certified := prunedSweep(t, n, 1415, base, copyOf, func(o *Optimizer) { o.countCapPrunes(&byCap); o.setNoCone(true) })
 	t.Logf("%d escapes compared, %d certified; %d subtrees pruned by the cap bound alone", tried, certified, byCap)
 	if byCap < tried/20 {
 		t.Errorf("the cap bound pruned too rarely: %d subtrees in %d escapes", byCap, tried)

@@ -78,33 +78,8 @@ func TestCouplingPruningAgainstBruteForce(t *testing.T) {
 	if testing.Short() {
 		n = 250
 	}
-	var tried, pruned, certified int
-	for i := range n {
-		rng := rand.New(rand.NewPCG(1415, uint64(i)))
-		model := bruteforce.Model(rng.IntN(int(bruteforce.NumModels)))
-		if i%3 == 0 {
-			model = bruteforce.KKT
-		}
-		base := bruteforce.Generate(rng, bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)), Model: model})
-		if i%2 == 1 {
-			nudge(rng, base)
-		}
-		g := []float64{1, 16, 256, 4096}[i/2%4]
-		for j := range base.G {
-			base.G[j] *= g
-		}
-		for _, tr := range [2][3]float64{{0, 1, 1}, {[]float64{10, 1e3}[i%2], []float64{1e-3, 1e3}[i/2%2], []float64{1e-2, 1e2}[i/4%2]}} {
-			in := base.Transform(tr[0], tr[1], tr[2])
-			ok, cert := prunedAgainstFull(t, in, tr[2], []float64{1e-3, 1e-2, 0.1, 1}[i%4], func(o *Optimizer) { o.countCouplingPrunes(&pruned) },
-				fmt.Sprintf("instance %d (%s, gradient ×%g, copy %v)", i, in.Name, g, tr))
-			if ok {
-				tried++
-			}
-			if cert {
-				certified++
-			}
-		}
-	}
+	var pruned int
+	tried, certified := prunedSweep(t, n, 1415, pruneBase(allFamilies, 3, 2, 1), pruneCopy, func(o *Optimizer) { o.countCouplingPrunes(&pruned) })
 	t.Logf("%d escapes compared, %d certified; %d subtrees pruned by the directed cone bound alone", tried, certified, pruned)
 	if pruned < tried/20 {
 		t.Errorf("the directed cone bound pruned too rarely: %d subtrees in %d escapes", pruned, tried)

@@ -10,13 +10,10 @@ package houdini
 // exhaustive minimum: a certificate must mean min ≥ −δ/2.
 
 import (
-	"context"
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
-	"gonum.org/v1/gonum/mat"
 )
 
 func TestForcedShortcutAdversarial(t *testing.T) {
@@ -36,68 +33,12 @@ func TestForcedShortcutAdversarial(t *testing.T) {
 				lam[k] = lam[0] * float64(1-2*(k%2))
 			}
 		}
-		P := randOrth(rng, d)
-		var PL, Q mat.Dense
-		PL.Apply(func(_, j int, v float64) float64 { return v * lam[j] }, P)
-		Q.Mul(&PL, P.T())
-		L := 0.0
-		for _, l := range lam {
-			L = math.Max(L, math.Abs(l))
-		}
-		for k := range d {
-			in.Q = append(in.Q, make([]float64, d))
-			for j := range d {
-				in.Q[k][j] = 0.5 * (Q.At(k, j) + Q.At(j, k))
-			}
-		}
-		for j := range d {
-			x := math.Round((4*rng.Float64()-2)*(1<<20)) / (1 << 20)
-			if i%5 == 4 {
-				x += 1e8
-			}
-			in.X[j] = x
-			f := []float64{0.01, 0.05, 0.2, 0.3, 0.999, 1 + 2e-9, 1 + 1e-8, 1.2, 3}[rng.IntN(9)]
-			mu := f * 1.5 * R * L
-			switch rng.IntN(7) {
-			case 0, 1, 5: // lower bound
-				in.Lower[j], in.Upper[j] = x, math.Inf(1)
-				in.G[j] = mu
-			case 2, 3, 6:
-				in.Lower[j], in.Upper[j] = math.Inf(-1), x
-				in.G[j] = -mu
-			default:
-				in.Lower[j], in.Upper[j] = math.Inf(-1), math.Inf(1)
-				in.G[j] = []float64{0, 1e-3, 0.1}[rng.IntN(3)] * L * R
-			}
-		}
-		truth := bruteforce.Min(in.Problem()).Value
-		scale := norm(in.G)*R + float64(d)*L*R*R
-		c, err := NewBox(in.Lower, in.Upper)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := quadOracle(in)
-		depth := math.Max(-truth, 1e-3*scale)
-		for _, k := range []float64{0.3, 0.45, 0.55, 1, 3} {
-			delta := depth / k
-			o, err := New(p, c, Settings{Delta: delta, Radius: R})
-			if err != nil {
-				t.Fatal(err)
-			}
-			o.setMatrixFree(true, 100)
-			res, err := o.Escape(context.Background(), in.X)
-			if err != nil {
-				continue
-			}
-			escapes++
-			if res.Certified {
-				certs++
-				if truth < -delta/2-1e-9*scale {
-					falseCerts++
-					t.Errorf("instance %d (d=%d r=%g): certified at δ=%g (confidence %g, forced %d), exhaustive minimum %.17g", i, d, R, delta, res.Confidence, res.Forced, truth)
-				}
-			}
-		}
+		L, _ := spectralModel(in, randOrth(rng, d), lam)
+		boundVertex(rng, in, i, L, func(int) float64 {
+			return []float64{0.01, 0.05, 0.2, 0.3, 0.999, 1 + 2e-9, 1 + 1e-8, 1.2, 3}[rng.IntN(9)] * 1.5 * R * L
+		})
+		v := forcedVertexEscapes(t, i, in, L)
+		escapes, certs, falseCerts = escapes+v.escapes, certs+v.certs, falseCerts+v.falseCerts
 	}
 	t.Logf("%d escapes, %d certified, %d false", escapes, certs, falseCerts)
 }

@@ -1,7 +1,6 @@
 package houdini
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -107,77 +106,21 @@ func TestForcedSpectrumShortcut(t *testing.T) {
 				lam[k] = -math.Abs(lam[k])
 			}
 		}
-		P := randOrth(rng, d)
-		var PL, Q mat.Dense
-		PL.Apply(func(_, j int, v float64) float64 { return v * lam[j] }, P)
-		Q.Mul(&PL, P.T())
-		L, l1 := 0.0, 0.0
-		for _, l := range lam {
-			L, l1 = math.Max(L, math.Abs(l)), math.Min(l1, l)
-		}
+		L, l1 := spectralModel(in, randOrth(rng, d), lam)
 		c := R * math.Hypot(L, 0.5*l1)
-		for k := range d {
-			in.Q = append(in.Q, make([]float64, d))
-			for j := range d {
-				in.Q[k][j] = 0.5 * (Q.At(k, j) + Q.At(j, k))
-			}
-		}
-		for j := range d {
-			x := math.Round((4*rng.Float64()-2)*(1<<20)) / (1 << 20)
-			if i%5 == 4 {
-				x += 1e8
-			}
-			in.X[j] = x
+		boundVertex(rng, in, i, L, func(j int) float64 {
 			f := []float64{0.01, 0.3, 0.4, 0.45, 0.5, 0.6, 0.7, 0.9, 0.999, 1 + 2e-9, 1 + 1e-8, 1.01, 1.2, 3}[rng.IntN(14)]
-			mu := f * c
 			if rng.IntN(3) == 0 { // near the product's threshold instead
 				col := 0.0
 				for k := range d {
 					col += in.Q[k][j] * in.Q[k][j]
 				}
-				mu = f * R * math.Hypot(math.Sqrt(col), 0.5*math.Max(0, -in.Q[j][j]))
+				return f * R * math.Hypot(math.Sqrt(col), 0.5*math.Max(0, -in.Q[j][j]))
 			}
-			switch rng.IntN(7) {
-			case 0, 1, 5:
-				in.Lower[j], in.Upper[j] = x, math.Inf(1)
-				in.G[j] = mu
-			case 2, 3, 6:
-				in.Lower[j], in.Upper[j] = math.Inf(-1), x
-				in.G[j] = -mu
-			default:
-				in.Lower[j], in.Upper[j] = math.Inf(-1), math.Inf(1)
-				in.G[j] = []float64{0, 1e-3, 0.1}[rng.IntN(3)] * L * R
-			}
-		}
-		truth := bruteforce.Min(in.Problem()).Value
-		scale := norm(in.G)*R + float64(d)*L*R*R
-		box, err := NewBox(in.Lower, in.Upper)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := quadOracle(in)
-		depth := math.Max(-truth, 1e-3*scale)
-		for _, k := range []float64{0.3, 0.45, 0.55, 1, 3} {
-			delta := depth / k
-			o, err := New(p, box, Settings{Delta: delta, Radius: R})
-			if err != nil {
-				t.Fatal(err)
-			}
-			o.setMatrixFree(true, 100)
-			res, err := o.Escape(context.Background(), in.X)
-			if err != nil {
-				continue
-			}
-			escapes++
-			forced += res.Forced
-			if res.Certified {
-				certs++
-				if truth < -delta/2-1e-9*scale {
-					falseCerts++
-					t.Errorf("instance %d (d=%d r=%g): certified at δ=%g (confidence %g, forced %d), exhaustive minimum %.17g", i, d, R, delta, res.Confidence, res.Forced, truth)
-				}
-			}
-		}
+			return f * c
+		})
+		v := forcedVertexEscapes(t, i, in, L)
+		escapes, certs, falseCerts, forced = escapes+v.escapes, certs+v.certs, falseCerts+v.falseCerts, forced+v.forced
 	}
 	if certs == 0 || forced == 0 {
 		t.Errorf("%d certificates, %d forced rows: the test decides nothing", certs, forced)

@@ -2,10 +2,13 @@ package houdini
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
+	"gonum.org/v1/gonum/mat"
 )
 
 // The cross-checks shared by the bounds of the walk's root (cone.go, cap.go, eqrelax.go):
@@ -91,4 +94,215 @@ func escapePrunedFull(p Problem, c *Constraints, s Settings, x []float64, prep f
 	}
 	ef, err = full.Escape(context.Background(), x)
 	return ep, ef, err
+}
+
+// prunedSweep runs prunedAgainstFull on n seeded instances: instance i draws its
+// generator from rand.NewPCG(seed, i), base(i, rng) builds it (family, model, how far X
+// moves off its rows), its gradient is scaled by 1, 16, 256 or 4096 (i/2 mod 4), and it is
+// escaped as built and as the copy copyOf(i) (translation, row scale and f scale, as
+// bruteforce.Instance.Transform), at δ = 10⁻³, 10⁻², 0.1 or 1 (i mod 4) of the model's
+// scale, prep setting the pruned walk's switches. It returns the escapes compared and those
+// the pruned walk certified.
+func prunedSweep(t *testing.T, n int, seed uint64, base func(i int, rng *rand.Rand) *bruteforce.Instance,
+	copyOf func(i int) [3]float64, prep func(*Optimizer)) (tried, certified int) {
+	t.Helper()
+	for i := range n {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		in0 := base(i, rng)
+		g := []float64{1, 16, 256, 4096}[i/2%4]
+		for j := range in0.G {
+			in0.G[j] *= g
+		}
+		for _, tr := range [2][3]float64{{0, 1, 1}, copyOf(i)} {
+			in := in0.Transform(tr[0], tr[1], tr[2])
+			ok, cert := prunedAgainstFull(t, in, tr[2], []float64{1e-3, 1e-2, 0.1, 1}[i%4], prep,
+				fmt.Sprintf("instance %d (%s, gradient ×%g, copy %v)", i, in.Name, g, tr))
+			if ok {
+				tried++
+			}
+			if cert {
+				certified++
+			}
+		}
+	}
+	return tried, certified
+}
+
+// pruneCopy is the copy of prunedSweep's instance i for the cone, directed cone and
+// relaxed-equality bounds: translated by 10 or 10³, rows scaled by 10⁻³ or 10³, f by 10⁻² or
+// 10².
+func pruneCopy(i int) [3]float64 {
+	return [3]float64{[]float64{10, 1e3}[i%2], []float64{1e-3, 1e3}[i/2%2], []float64{1e-2, 1e2}[i/4%2]}
+}
+
+// pruneBase is prunedSweep's instance i of every internal/bruteforce family in turn, a
+// KKT model every kktEvery-th time (from i = 0) and otherwise a model drawn from rng, X
+// moved off its rows by nudge where i mod nudgeEvery is nudgeAt.
+func pruneBase(families []bruteforce.Family, kktEvery, nudgeEvery, nudgeAt int) func(int, *rand.Rand) *bruteforce.Instance {
+	return func(i int, rng *rand.Rand) *bruteforce.Instance {
+		model := bruteforce.Model(rng.IntN(int(bruteforce.NumModels)))
+		if i%kktEvery == 0 {
+			model = bruteforce.KKT
+		}
+		in := bruteforce.Generate(rng, bruteforce.Spec{Family: families[i%len(families)], Model: model})
+		if i%nudgeEvery == nudgeAt {
+			nudge(rng, in)
+		}
+		return in
+	}
+}
+
+// allFamilies lists every internal/bruteforce family, in the order of their values.
+var allFamilies = func() []bruteforce.Family {
+	f := make([]bruteforce.Family, bruteforce.NumFamilies)
+	for i := range f {
+		f[i] = bruteforce.Family(i)
+	}
+	return f
+}()
+
+// spectralModel sets in.Q = sym(P·diag(λ)·Pᵀ), P orthogonal, the model of the forced-rule
+// shortcut tests, and returns ‖Q‖₂ = max|λ| and min(0, λ₁).
+func spectralModel(in *bruteforce.Instance, P *mat.Dense, lam []float64) (L, l1 float64) {
+	d := len(lam)
+	var PL, Q mat.Dense
+	PL.Apply(func(_, j int, v float64) float64 { return v * lam[j] }, P)
+	Q.Mul(&PL, P.T())
+	for _, l := range lam {
+		L, l1 = math.Max(L, math.Abs(l)), math.Min(l1, l)
+	}
+	for k := range d {
+		in.Q = append(in.Q, make([]float64, d))
+		for j := range d {
+			in.Q[k][j] = 0.5 * (Q.At(k, j) + Q.At(j, k))
+		}
+	}
+	return L, l1
+}
+
+// boundVertex makes in.X, instance i of a forced-rule shortcut test, a vertex of a box
+// with free coordinates: each coordinate a multiple of 2⁻²⁰ in [−2, 2] (+10⁸ every fifth
+// instance), held by a lower bound with ∂f = mu(j) (3 in 7), an upper bound with
+// ∂f = −mu(j) (3 in 7), or free with ∂f = 0, 10⁻³ or 0.1 of L·r (1 in 7).
+func boundVertex(rng *rand.Rand, in *bruteforce.Instance, i int, L float64, mu func(j int) float64) {
+	for j := range in.X {
+		x := math.Round((4*rng.Float64()-2)*(1<<20)) / (1 << 20)
+		if i%5 == 4 {
+			x += 1e8
+		}
+		in.X[j] = x
+		m := mu(j)
+		switch rng.IntN(7) {
+		case 0, 1, 5: // lower bound
+			in.Lower[j], in.Upper[j] = x, math.Inf(1)
+			in.G[j] = m
+		case 2, 3, 6:
+			in.Lower[j], in.Upper[j] = math.Inf(-1), x
+			in.G[j] = -m
+		default:
+			in.Lower[j], in.Upper[j] = math.Inf(-1), math.Inf(1)
+			in.G[j] = []float64{0, 1e-3, 0.1}[rng.IntN(3)] * L * in.R
+		}
+	}
+}
+
+// vertexCounts tallies forcedVertexEscapes.
+type vertexCounts struct{ escapes, certs, falseCerts, forced int }
+
+// forcedVertexEscapes escapes in.X, instance i of a forced-rule shortcut test (‖Q‖₂ = L),
+// on the matrix-free path at δ = depth/k for k = 0.3, 0.45, 0.55, 1, 3, depth =
+// max(−min, 10⁻³·scale) with min the exhaustive minimum: a certificate must mean
+// min ≥ −δ/2 (up to 10⁻⁹ of the model's scale).
+func forcedVertexEscapes(t *testing.T, i int, in *bruteforce.Instance, L float64) (n vertexCounts) {
+	t.Helper()
+	d, R := len(in.X), in.R
+	truth := bruteforce.Min(in.Problem()).Value
+	scale := norm(in.G)*R + float64(d)*L*R*R
+	box, err := NewBox(in.Lower, in.Upper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := quadOracle(in)
+	depth := math.Max(-truth, 1e-3*scale)
+	for _, k := range []float64{0.3, 0.45, 0.55, 1, 3} {
+		delta := depth / k
+		o, err := New(p, box, Settings{Delta: delta, Radius: R})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.setMatrixFree(true, 100)
+		res, err := o.Escape(context.Background(), in.X)
+		if err != nil {
+			continue
+		}
+		n.escapes++
+		n.forced += res.Forced
+		if res.Certified {
+			n.certs++
+			if truth < -delta/2-1e-9*scale {
+				n.falseCerts++
+				t.Errorf("instance %d (d=%d r=%g): certified at δ=%g (confidence %g, forced %d), exhaustive minimum %.17g", i, d, R, delta, res.Confidence, res.Forced, truth)
+			}
+		}
+	}
+	return n
+}
+
+// testFace is a face of ℝᵐ for the Krylov backends' cross-checks: the coordinates fixed
+// at 0, the free ones in order, and their number.
+type testFace struct {
+	fixed []bool
+	free  []int
+	dim   int
+}
+
+// quarterFace is ℝᵐ, or with on the face whose last m/4 coordinates are fixed.
+func quarterFace(m int, on bool) testFace {
+	f := testFace{fixed: make([]bool, m)}
+	for j := range f.fixed {
+		f.fixed[j] = on && j >= m-m/4
+		if !f.fixed[j] {
+			f.free = append(f.free, j)
+		}
+	}
+	f.dim = len(f.free)
+	return f
+}
+
+// proj projects x onto the face: its fixed coordinates set to 0.
+func (f testFace) proj(x []float64) {
+	for j, fx := range f.fixed {
+		if fx {
+			x[j] = 0
+		}
+	}
+}
+
+// restrict returns M and v (nil: no vector) restricted to the free coordinates.
+func (f testFace) restrict(M *mat.SymDense, v []float64) (*mat.SymDense, []float64) {
+	Ms := mat.NewSymDense(f.dim, nil)
+	var vs []float64
+	if v != nil {
+		vs = make([]float64, f.dim)
+	}
+	for a, p := range f.free {
+		if v != nil {
+			vs[a] = v[p]
+		}
+		for b := a; b < f.dim; b++ {
+			Ms.SetSym(a, b, M.At(p, f.free[b]))
+		}
+	}
+	return Ms, vs
+}
+
+// denseMin returns min over the face ∩ B(0, rs) of vᵀy + ½yᵀMy by the dense backend.
+func (f testFace) denseMin(t *testing.T, ctx context.Context, M *mat.SymDense, v []float64, rs float64) float64 {
+	t.Helper()
+	Ms, vs := f.restrict(M, v)
+	_, want, ok := findInsideDense(ctx, Ms, vs, rs, 0, math.Inf(-1))
+	if !ok {
+		t.Fatal("dense backend failed")
+	}
+	return want
 }

@@ -85,39 +85,9 @@ func TestKrylovTRSAgainstDense(t *testing.T) {
 		m := []int{60, 150, 400}[i%3]
 		M, v, rs := krylovInstance(rng, m, kind)
 		// Half the instances on a face: the last m/4 coordinates fixed.
-		fixed := make([]bool, m)
-		dim := m
-		if i%2 == 1 {
-			for j := m - m/4; j < m; j++ {
-				fixed[j] = true
-			}
-			dim = m - m/4
-		}
-		proj := func(x []float64) {
-			for j, f := range fixed {
-				if f {
-					x[j] = 0
-				}
-			}
-		}
-		free := make([]int, 0, dim)
-		for j, f := range fixed {
-			if !f {
-				free = append(free, j)
-			}
-		}
-		Ms := mat.NewSymDense(dim, nil)
-		vs := make([]float64, dim)
-		for a, p := range free {
-			vs[a] = v[p]
-			for b := a; b < dim; b++ {
-				Ms.SetSym(a, b, M.At(p, free[b]))
-			}
-		}
-		_, want, ok := findInsideDense(ctx, Ms, vs, rs, 0, math.Inf(-1))
-		if !ok {
-			t.Fatal("dense backend failed")
-		}
+		fc := quarterFace(m, i%2 == 1)
+		fixed, dim, proj := fc.fixed, fc.dim, fc.proj
+		want := fc.denseMin(t, ctx, M, v, rs)
 		delta := -want / []float64{3, 1.2, 0.75, 0.25}[(i/5)%4]
 		g := append([]float64(nil), v...)
 		proj(g)

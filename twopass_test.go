@@ -84,39 +84,9 @@ func TestTwoPassAgainstOnePass(t *testing.T) {
 		kind := kinds[i%len(kinds)]
 		m := []int{20, 45, 80, 120}[(i/7)%4]
 		M, v, rs := twoPassInstance(rng, m, kind)
-		fixed := make([]bool, m)
-		dim := m
-		if i%2 == 1 {
-			for j := m - m/4; j < m; j++ {
-				fixed[j] = true
-			}
-			dim = m - m/4
-		}
-		proj := func(x []float64) {
-			for j, f := range fixed {
-				if f {
-					x[j] = 0
-				}
-			}
-		}
-		var free []int
-		for j, f := range fixed {
-			if !f {
-				free = append(free, j)
-			}
-		}
-		Ms := mat.NewSymDense(dim, nil)
-		vs := make([]float64, dim)
-		for a, p := range free {
-			vs[a] = v[p]
-			for b := a; b < dim; b++ {
-				Ms.SetSym(a, b, M.At(p, free[b]))
-			}
-		}
-		_, want, ok := findInsideDense(ctx, Ms, vs, rs, 0, math.Inf(-1))
-		if !ok {
-			t.Fatal("dense backend failed")
-		}
+		fc := quarterFace(m, i%2 == 1)
+		fixed, dim, proj := fc.fixed, fc.dim, fc.proj
+		want := fc.denseMin(t, ctx, M, v, rs)
 		delta := -want / []float64{3, 1.2, 0.75, 0.25}[(i/3)%4]
 		if !(delta > 0) {
 			delta = 1e-2
@@ -258,21 +228,9 @@ func TestSpectrumPlainBounds(t *testing.T) {
 		kind := kinds[i%len(kinds)]
 		m := []int{20, 60, 120}[(i/7)%3]
 		M, _, _ := twoPassInstance(rng, m, kind)
-		fixed := make([]bool, m)
-		var free []int
-		for j := range fixed {
-			fixed[j] = i%2 == 1 && j >= m-m/4
-			if !fixed[j] {
-				free = append(free, j)
-			}
-		}
-		dim := len(free)
-		Ms := mat.NewSymDense(dim, nil)
-		for a, p := range free {
-			for b := a; b < dim; b++ {
-				Ms.SetSym(a, b, M.At(p, free[b]))
-			}
-		}
+		fc := quarterFace(m, i%2 == 1)
+		dim := fc.dim
+		Ms, _ := fc.restrict(M, nil)
 		var eig mat.EigenSym
 		if !eig.Factorize(Ms, false) {
 			t.Fatal("EigenSym failed")
@@ -281,13 +239,7 @@ func TestSpectrumPlainBounds(t *testing.T) {
 		l1, ln := lam[0], lam[dim-1]
 		op := faceOp{mul: func(dst, y []float64) {
 			mat.NewVecDense(m, dst).MulVec(M, mat.NewVecDense(m, y))
-		}, proj: func(x []float64) {
-			for j, f := range fixed {
-				if f {
-					x[j] = 0
-				}
-			}
-		}, m: dim, err: func() error { return nil }}
+		}, proj: fc.proj, m: dim, err: func() error { return nil }}
 		z := make([]float64, m)
 		for j := range z {
 			z[j] = rng.NormFloat64()
