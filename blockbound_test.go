@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
@@ -261,34 +260,11 @@ func TestBlockVertexMemory(t *testing.T) {
 	for j := range nh {
 		g[j] = -x[j]
 	}
-	grad := func(gr, y []float64) {
-		hv(gr, vecAdd(y, scaled(x, -1)))
-		axpy(gr, 1, g)
-	}
-	lo, hi := make([]float64, d), make([]float64, d)
-	for i := range lo {
-		lo[i], hi[i] = -1, 1
-	}
-	box, err := NewBox(lo, hi)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := Problem{Grad: grad, HessVec: func(out, _, v []float64) { hv(out, v) }}
-	o, err := New(p, box, Settings{Delta: 0.01, Radius: 0.1, Method: MethodFull})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := unitBoxQuadratic(t, x, g, hv)
 	byBlock := 0
 	o.test.conePruned = &byBlock
 	o.setNoCone(true)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	e, err := o.Escape(context.Background(), x)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	alloc := float64(after.TotalAlloc - before.TotalAlloc)
+	e, alloc := escapeAllocs(t, o, x)
 	t.Logf("d = %d: certified %v (confidence %g), forced %d, walked %d, examined %d, pruned by the block bound %d, %d Hess calls, %.1f MB allocated",
 		d, e.Certified, e.Confidence, e.Forced, e.Walked, e.Examined, byBlock, e.HessEvals, alloc/1e6)
 	if limit := 8 * float64(d) * 1000; alloc > limit {

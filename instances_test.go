@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
@@ -305,4 +306,44 @@ func (f testFace) denseMin(t *testing.T, ctx context.Context, M *mat.SymDense, v
 		t.Fatal("dense backend failed")
 	}
 	return want
+}
+
+// unitBoxQuadratic returns an Optimizer of f(y) = gᵀ(y − x) + ½(y − x)ᵀM(y − x) over
+// [−1, 1]ᵈ, M given by hv (Grad and HessVec only, no dense Hessian), at δ = 0.01, r = 0.1,
+// MethodFull: the large structured instances of the root bounds' memory tests.
+func unitBoxQuadratic(t *testing.T, x, g []float64, hv func(out, v []float64)) *Optimizer {
+	t.Helper()
+	d := len(x)
+	grad := func(gr, y []float64) {
+		hv(gr, vecAdd(y, scaled(x, -1)))
+		axpy(gr, 1, g)
+	}
+	lo, hi := make([]float64, d), make([]float64, d)
+	for i := range lo {
+		lo[i], hi[i] = -1, 1
+	}
+	box, err := NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Problem{Grad: grad, HessVec: func(out, _, v []float64) { hv(out, v) }}
+	o, err := New(p, box, Settings{Delta: 0.01, Radius: 0.1, Method: MethodFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// escapeAllocs escapes x with o and returns the result and the bytes allocated meanwhile
+// (runtime.MemStats.TotalAlloc, of every goroutine: run it in a test that is not parallel).
+func escapeAllocs(t *testing.T, o *Optimizer, x []float64) (*EscapeResult, float64) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	e, err := o.Escape(context.Background(), x)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, float64(after.TotalAlloc - before.TotalAlloc)
 }
