@@ -129,35 +129,12 @@ func TestBoxCertifiesAgainstBruteForce(t *testing.T) {
 	if testing.Short() {
 		n = 600
 	}
-	rng := rand.New(rand.NewPCG(15, 4))
-	certs, tight, falseCerts := 0, 0, 0
-	for i := range n {
-		in := boxInstance(rng, i)
-		truth := bruteforce.Min(in.Problem()).Value
-		slack := 1e-9 * boxScale(in)
-		depth := math.Max(math.Max(-truth, 1e-3*boxScale(in)), 1e-9)
-		for _, k := range []float64{0.3, 0.9, 0.99, 1.01, 1.1, 3} {
-			limit := k * depth
-			copies := []*bruteforce.Instance{in, in.Transform(1e3, 1, 0x1p20), in.Transform(-1e8, 1, 0x1p-20)}
-			for ci, cp := range copies {
-				scale := []float64{1, 0x1p20, 0x1p-20}[ci]
-				mod, c := boxModel(t, cp)
-				ok, _, _ := boxCertifies(c, cp.X, mod, cp.R, limit*scale)
-				if !ok {
-					continue
-				}
-				certs++
-				if truth < 0 && -truth == depth && k < 1.2 {
-					tight++
-				}
-				if truth < -limit-slack {
-					falseCerts++
-					t.Errorf("%s (copy %d): boxCertifies proves q ≥ −%g, but the minimum over S ∩ B is %g",
-						in.Name, ci, limit, truth)
-				}
-			}
-		}
-	}
+	certs, tight, falseCerts := limitSweep(t, n, rand.New(rand.NewPCG(15, 4)), "boxCertifies",
+		func(_, _, _ int, _, cp *bruteforce.Instance, limit float64) bool {
+			mod, c := boxModel(t, cp)
+			ok, _, _ := boxCertifies(c, cp.X, mod, cp.R, limit)
+			return ok
+		})
 	t.Logf("%d instances: %d bounds proved (%d within 1.2 of a negative minimum), %d false", n, certs, tight, falseCerts)
 	if certs < n/4 || tight < n/50 {
 		t.Errorf("the test is too easy: %d bounds proved, %d of them tight", certs, tight)

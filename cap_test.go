@@ -1,7 +1,6 @@
 package houdini
 
 import (
-	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -29,30 +28,9 @@ func TestCapBoundBelowMinimum(t *testing.T) {
 	if testing.Short() {
 		n = 100
 	}
-	var bars barCounts
-	for i := range n {
-		rng := rand.New(rand.NewPCG(2027, uint64(i)))
-		spec := bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)),
-			Model: bruteforce.Model(i / int(bruteforce.NumFamilies) % int(bruteforce.NumModels))}
-		if i%5 == 4 {
-			spec.Dim = 8
-		}
-		base := bruteforce.Generate(rng, spec)
-		nudgeBy(rng, base, capNudges[i%len(capNudges)])
-		for _, tr := range [3][3]float64{{0, 1, 1}, {1e3, 1, 0x1p20}, {-1e8, 1, 0x1p-20}} {
-			in := base.Transform(tr[0], tr[1], tr[2])
-			w, p := coneWalk(t, in)
-			if w.stopped {
-				continue
-			}
-			truth := bruteforce.Min(p)
-			if !truth.Feasible {
-				continue
-			}
-			scale := (norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3*tr[2])
-			barSweep(t, w, w.capBound, truth.Value, scale, 1e-9*scale+w.eqErr, &bars, fmt.Sprintf("instance %d (%s, copy %v): cap bound", i, in.Name, tr))
-		}
-	}
+	move := func(i int, rng *rand.Rand, in *bruteforce.Instance) { nudgeBy(rng, in, capNudges[i%len(capNudges)]) }
+	bars := rootBoundSweep(t, n, 2027, move, [][3]float64{{0, 1, 1}, {1e3, 1, 0x1p20}, {-1e8, 1, 0x1p-20}}, true,
+		func(w *walk) func() float64 { return w.capBound }, "cap bound")
 	t.Logf("%d instances × 3 copies: the bound answered %d times, %d of %d bars below the minimum", n, bars.answered, bars.below, bars.total)
 	if bars.below < bars.total/20 {
 		t.Errorf("the bound decides too rarely: %d of %d bars below the minimum", bars.below, bars.total)

@@ -2,7 +2,6 @@ package houdini
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -55,29 +54,7 @@ func TestConeBoundBelowMinimum(t *testing.T) {
 	if testing.Short() {
 		n = 600
 	}
-	var bars barCounts
-	for i := range n {
-		rng := rand.New(rand.NewPCG(2026, uint64(i)))
-		spec := bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)),
-			Model: bruteforce.Model(i / int(bruteforce.NumFamilies) % int(bruteforce.NumModels))}
-		if i%5 == 4 {
-			spec.Dim = 8
-		}
-		in := bruteforce.Generate(rng, spec)
-		if i%2 == 1 {
-			nudge(rng, in)
-		}
-		w, p := coneWalk(t, in)
-		if w.stopped {
-			continue
-		}
-		truth := bruteforce.Min(p)
-		if !truth.Feasible {
-			continue
-		}
-		scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3
-		barSweep(t, w, w.coneBound, truth.Value, scale, 1e-9*scale, &bars, fmt.Sprintf("instance %d (%s): cone bound", i, in.Name))
-	}
+	bars := rootBoundSweep(t, n, 2026, nudgeOdd, nil, false, func(w *walk) func() float64 { return w.coneBound }, "cone bound")
 	t.Logf("%d instances: the bound answered %d times, %d of %d bars below the minimum", n, bars.answered, bars.below, bars.total)
 	if bars.below < bars.total/20 {
 		t.Errorf("the bound decides too rarely: %d of %d bars below the minimum", bars.below, bars.total)

@@ -1,11 +1,7 @@
 package houdini
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"testing"
-
-	"github.com/houdini-opt/houdini/internal/bruteforce"
 )
 
 // countCouplingPrunes makes the directed cone bound (coupling.go) the walk's only root
@@ -30,30 +26,8 @@ func TestCouplingBoundBelowMinimum(t *testing.T) {
 	if testing.Short() {
 		n = 100
 	}
-	var n3 barCounts
-	for i := range n {
-		rng := rand.New(rand.NewPCG(2027, uint64(i)))
-		spec := bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)),
-			Model: bruteforce.Model(i / int(bruteforce.NumFamilies) % int(bruteforce.NumModels))}
-		if i%5 == 4 {
-			spec.Dim = 8
-		}
-		in := bruteforce.Generate(rng, spec)
-		if i%2 == 1 {
-			nudge(rng, in)
-		}
-		w, p := coneWalk(t, in)
-		if w.stopped {
-			continue
-		}
-		truth := bruteforce.Min(p)
-		if !truth.Feasible {
-			continue
-		}
-		scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3
-		barSweep(t, w, func() float64 { return w.couplingBound(1) }, truth.Value, scale, 1e-9*scale, &n3,
-			fmt.Sprintf("instance %d (%s): directed cone bound", i, in.Name))
-	}
+	n3 := rootBoundSweep(t, n, 2027, nudgeOdd, nil, false,
+		func(w *walk) func() float64 { return func() float64 { return w.couplingBound(1) } }, "directed cone bound")
 	answered, below, total := n3.answered, n3.below, n3.total
 	t.Logf("%d instances: the bound answered %d times, %d of %d bars below the minimum", n, answered, below, total)
 	if below < total/20 {

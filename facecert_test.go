@@ -54,40 +54,18 @@ func TestFaceCertAgainstBruteForce(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
-	rng := rand.New(rand.NewPCG(15, 41))
-	certs, tight, falseCerts, disagree := 0, 0, 0, 0
-	for i := range n {
-		in := boxInstance(rng, i)
-		truth := bruteforce.Min(in.Problem()).Value
-		slack := 1e-9 * boxScale(in)
-		depth := math.Max(math.Max(-truth, 1e-3*boxScale(in)), 1e-9)
-		for ki, k := range []float64{0.3, 0.9, 0.99, 1.01, 1.1, 3} {
-			limit := k * depth
-			copies := []*bruteforce.Instance{in, in.Transform(1e3, 1, 0x1p20), in.Transform(-1e8, 1, 0x1p-20)}
-			for ci, cp := range copies {
-				scale := []float64{1, 0x1p20, 0x1p-20}[ci]
-				ok, _, _ := faceCertOn(t, cp, 3*limit*scale, cp.Dim(), uint64(i))
-				if !ok {
-					continue
-				}
-				certs++
-				if truth < 0 && -truth == depth && k < 1.2 {
-					tight++
-				}
-				if truth < -limit-slack {
-					falseCerts++
-					t.Errorf("%s (copy %d): faceCertifies proves q ≥ −%g, but the minimum over S ∩ B is %g",
-						in.Name, ci, limit, truth)
-				}
-				if ci == 0 && ki%2 == 0 {
-					if walk, _ := boxEscape(t, in, 3*limit, true); !walk {
-						disagree++
-						t.Errorf("%s, δ = %g: faceCertifies certifies, the walk does not", in.Name, 3*limit)
-					}
+	disagree := 0
+	certs, tight, falseCerts := limitSweep(t, n, rand.New(rand.NewPCG(15, 41)), "faceCertifies",
+		func(i, ki, ci int, in, cp *bruteforce.Instance, limit float64) bool {
+			ok, _, _ := faceCertOn(t, cp, 3*limit, cp.Dim(), uint64(i))
+			if ok && ci == 0 && ki%2 == 0 {
+				if walk, _ := boxEscape(t, in, 3*limit, true); !walk {
+					disagree++
+					t.Errorf("%s, δ = %g: faceCertifies certifies, the walk does not", in.Name, 3*limit)
 				}
 			}
-		}
-	}
+			return ok
+		})
 	t.Logf("%d instances: %d certificates (%d within 1.2 of a negative minimum), %d false, %d where the walk does not certify",
 		n, certs, tight, falseCerts, disagree)
 	if certs < n/4 || tight < n/50 {

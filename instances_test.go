@@ -347,3 +347,95 @@ func escapeAllocs(t *testing.T, o *Optimizer, x []float64) (*EscapeResult, float
 	}
 	return e, float64(after.TotalAlloc - before.TotalAlloc)
 }
+
+// rootBoundSweep runs barSweep on n seeded instances for a bound of the walk's root
+// (bound(w) asks it at w's root): instance i draws from rand.NewPCG(seed, i), of every
+// internal/bruteforce family and model in turn (d ≤ 6, and d = 8 every fifth), move(i, rng,
+// in) moves its X off its rows, and it is walked as built (copies nil) or as each copy
+// (translation, row scale, f scale: bruteforce.Instance.Transform), at the root of the walk
+// at X (equalities held, no row forced), wherever the walk starts and the exhaustive
+// minimum is feasible; the tolerance is 10⁻⁹ of the model's scale, plus the equalities'
+// eqErr with withEqErr. name names the bound in errors.
+func rootBoundSweep(t *testing.T, n int, seed uint64, move func(i int, rng *rand.Rand, in *bruteforce.Instance),
+	copies [][3]float64, withEqErr bool, bound func(w *walk) func() float64, name string) barCounts {
+	t.Helper()
+	var bars barCounts
+	for i := range n {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		spec := bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)),
+			Model: bruteforce.Model(i / int(bruteforce.NumFamilies) % int(bruteforce.NumModels))}
+		if i%5 == 4 {
+			spec.Dim = 8
+		}
+		base := bruteforce.Generate(rng, spec)
+		move(i, rng, base)
+		for c := 0; c < max(1, len(copies)); c++ {
+			in, curv, what := base, 1.0, fmt.Sprintf("instance %d (%s): %s", i, base.Name, name)
+			if copies != nil {
+				tr := copies[c]
+				in, curv = base.Transform(tr[0], tr[1], tr[2]), tr[2]
+				what = fmt.Sprintf("instance %d (%s, copy %v): %s", i, in.Name, tr, name)
+			}
+			w, p := coneWalk(t, in)
+			if w.stopped {
+				continue
+			}
+			truth := bruteforce.Min(p)
+			if !truth.Feasible {
+				continue
+			}
+			scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3*curv
+			tol := 1e-9 * scale
+			if withEqErr {
+				tol += w.eqErr
+			}
+			barSweep(t, w, bound(w), truth.Value, scale, tol, &bars, what)
+		}
+	}
+	return bars
+}
+
+// nudgeOdd moves X off its rows (nudge) in every other instance of rootBoundSweep.
+func nudgeOdd(i int, rng *rand.Rand, in *bruteforce.Instance) {
+	if i%2 == 1 {
+		nudge(rng, in)
+	}
+}
+
+// limitSweep cross-checks a certificate of q ≥ −limit against the exhaustive minimum on n
+// of boxInstance's instances drawn from rng: at limits k·depth, k = 0.3, 0.9, 0.99, 1.01,
+// 1.1, 3 (index ki), depth = max(−min, 10⁻³ of the model's scale, 10⁻⁹), on the instance and
+// on copies translated by 10³ and −10⁸ with f rescaled by 2^±20 (ci = 0, 1, 2),
+// certify(i, ki, ci, in, copy, limit scaled as the copy's f) reports whether the certificate
+// holds; one below the minimum by more than 10⁻⁹ of the scale is an error naming name. It
+// returns the certificates, those within 1.2 of a negative minimum (tight) and the false.
+func limitSweep(t *testing.T, n int, rng *rand.Rand, name string,
+	certify func(i, ki, ci int, in, cp *bruteforce.Instance, limit float64) bool) (certs, tight, falseCerts int) {
+	t.Helper()
+	for i := range n {
+		in := boxInstance(rng, i)
+		truth := bruteforce.Min(in.Problem()).Value
+		slack := 1e-9 * boxScale(in)
+		depth := math.Max(math.Max(-truth, 1e-3*boxScale(in)), 1e-9)
+		for ki, k := range []float64{0.3, 0.9, 0.99, 1.01, 1.1, 3} {
+			limit := k * depth
+			copies := []*bruteforce.Instance{in, in.Transform(1e3, 1, 0x1p20), in.Transform(-1e8, 1, 0x1p-20)}
+			for ci, cp := range copies {
+				scale := []float64{1, 0x1p20, 0x1p-20}[ci]
+				if !certify(i, ki, ci, in, cp, limit*scale) {
+					continue
+				}
+				certs++
+				if truth < 0 && -truth == depth && k < 1.2 {
+					tight++
+				}
+				if truth < -limit-slack {
+					falseCerts++
+					t.Errorf("%s (copy %d): %s proves q ≥ −%g, but the minimum over S ∩ B is %g",
+						in.Name, ci, name, limit, truth)
+				}
+			}
+		}
+	}
+	return certs, tight, falseCerts
+}
