@@ -42,14 +42,7 @@ func TestEarlyStopAgainstBruteForce(t *testing.T) {
 	var tried, cut, again, certified, moved int
 	for i := range n {
 		rng := rand.New(rand.NewPCG(1914, uint64(i)))
-		model := bruteforce.Model(rng.IntN(int(bruteforce.NumModels)))
-		if i%2 == 0 {
-			model = bruteforce.KKT
-		}
-		base := bruteforce.Generate(rng, bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)), Model: model})
-		if i%3 == 2 {
-			nudge(rng, base)
-		}
+		base := pruneBase(allFamilies, 2, 3, 2)(i, rng)
 		g := []float64{1, 16, 256, 4096}[i/2%4]
 		for j := range base.G {
 			base.G[j] *= g

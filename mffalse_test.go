@@ -13,14 +13,7 @@ import (
 // translated, rescaled copy, with their settings and the scale of their models' values.
 func mfInstances(seed uint64, i int) (ins []*bruteforce.Instance, ss []Settings, scales []float64) {
 	rng := rand.New(rand.NewPCG(seed, uint64(i)))
-	model := bruteforce.Model(rng.IntN(int(bruteforce.NumModels)))
-	if i%2 == 0 {
-		model = bruteforce.KKT
-	}
-	base := bruteforce.Generate(rng, bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)), Model: model})
-	if i%3 == 2 {
-		nudge(rng, base)
-	}
+	base := pruneBase(allFamilies, 2, 3, 2)(i, rng)
 	g := []float64{1, 16, 256, 4096}[i/2%4]
 	for j := range base.G {
 		base.G[j] *= g
