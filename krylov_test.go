@@ -45,6 +45,16 @@ func krylovInstance(rng *rand.Rand, m int, kind string) (*mat.SymDense, []float6
 	case "zero":
 		clear(vt)
 	}
+	M := qLamQT(Q, lam)
+	v := make([]float64, m)
+	mat.NewVecDense(m, v).MulVec(Q, mat.NewVecDense(m, vt))
+	return M, v, 0.5 + rng.Float64()
+}
+
+// qLamQT returns M = Q·diag(λ)·Qᵀ, each entry summed over k in order (Mᵢⱼ = Σₖ QᵢₖλₖQⱼₖ),
+// for krylovInstance and twoPassInstance.
+func qLamQT(Q *mat.Dense, lam []float64) *mat.SymDense {
+	m := len(lam)
 	M := mat.NewSymDense(m, nil)
 	for i := 0; i < m; i++ {
 		for j := i; j < m; j++ {
@@ -55,9 +65,7 @@ func krylovInstance(rng *rand.Rand, m int, kind string) (*mat.SymDense, []float6
 			M.SetSym(i, j, s)
 		}
 	}
-	v := make([]float64, m)
-	mat.NewVecDense(m, v).MulVec(Q, mat.NewVecDense(m, vt))
-	return M, v, 0.5 + rng.Float64()
+	return M
 }
 
 // TestKrylovTRSAgainstDense checks the Krylov backend against the dense one on seeded

@@ -34,16 +34,7 @@ func twoPassInstance(rng *rand.Rand, m int, kind string) (*mat.SymDense, []float
 		lam[0] = -1
 	}
 	Q := randOrth(rng, m)
-	M := mat.NewSymDense(m, nil)
-	for i := 0; i < m; i++ {
-		for j := i; j < m; j++ {
-			s := 0.0
-			for k := 0; k < m; k++ {
-				s += Q.At(i, k) * lam[k] * Q.At(j, k)
-			}
-			M.SetSym(i, j, s)
-		}
-	}
+	M := qLamQT(Q, lam)
 	vt := make([]float64, m)
 	for i := range vt {
 		vt[i] = rng.NormFloat64() * 0.05
