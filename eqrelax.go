@@ -110,6 +110,9 @@ func (w *walk) eqRelaxBound() float64 {
 	w2.pool = candidatePool{keep: bar, qmin: bar}
 	L := w2.coneBound()
 	if math.IsInf(L, -1) {
+		L = w2.directedBound(0, false) // coupling.go: each multiplier spent across rows
+	}
+	if math.IsInf(L, -1) {
 		w.eqRelaxProbe(fr.rows, a, b, mu)
 		return L
 	}
