@@ -1,7 +1,12 @@
 package houdini
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/houdini-opt/houdini/internal/bruteforce"
 )
 
 // countCouplingPrunes makes the directed cone bound (coupling.go) the walk's only root
@@ -57,5 +62,62 @@ func TestCouplingPruningAgainstBruteForce(t *testing.T) {
 	t.Logf("%d escapes compared, %d certified; %d subtrees pruned by the directed cone bound alone", tried, certified, pruned)
 	if pruned < tried/20 {
 		t.Errorf("the directed cone bound pruned too rarely: %d subtrees in %d escapes", pruned, tried)
+	}
+}
+
+// TestCouplingDirectBelowMinimum: the directed cone bound with its directions in closed
+// form alone (couplingDirect, no search: directedBound(1, false), as eqrelax.go calls it)
+// is a lower bound on the model over the walk's set, against the exhaustive minimum, as
+// TestCouplingBoundBelowMinimum: seeded instances of every internal/bruteforce family
+// (simplex, budget, balanced box, general rows, degenerate vertices) and model (KKT
+// points with positive multipliers, zero gradients, the hard case), d ≤ 6 and d = 8 every
+// fifth, x moved off its rows every other time, bars from far below to above the
+// minimum. It must decide a share of the bars below the minimum, and some that cone.go's
+// shares do not. 600 instances, 200 under -short.
+func TestCouplingDirectBelowMinimum(t *testing.T) {
+	t.Parallel()
+	n := 600
+	if testing.Short() {
+		n = 200
+	}
+	var direct, cone barCounts
+	beyond := 0 // bars below the minimum decided by the closed form and not by cone.go
+	for i := range n {
+		rng := rand.New(rand.NewPCG(2031, uint64(i)))
+		spec := bruteforce.Spec{Family: bruteforce.Family(i % int(bruteforce.NumFamilies)),
+			Model: bruteforce.Model(i / int(bruteforce.NumFamilies) % int(bruteforce.NumModels))}
+		if i%5 == 4 {
+			spec.Dim = 8
+		}
+		in := bruteforce.Generate(rng, spec)
+		if i%2 == 1 {
+			nudge(rng, in)
+		}
+		w, p := coneWalk(t, in)
+		if w.stopped {
+			continue
+		}
+		truth := bruteforce.Min(p)
+		if !truth.Feasible {
+			continue
+		}
+		scale := norm(in.G)*in.R + float64(in.Dim())*in.R*in.R*3
+		what := fmt.Sprintf("instance %d (%s): closed-form directed cone bound", i, in.Name)
+		barSweep(t, w, func() float64 { return w.directedBound(1, false) }, truth.Value, scale, 1e-9*scale, &direct, what)
+		barSweep(t, w, w.coneBound, truth.Value, scale, 1e-9*scale, &cone, what+" (cone.go)")
+		for _, f := range barFractions {
+			if f >= 0 {
+				continue
+			}
+			w.pool.keep, w.pool.qmin = truth.Value+f*scale, math.Inf(1)
+			if math.IsInf(w.coneBound(), -1) && !math.IsInf(w.directedBound(1, false), -1) {
+				beyond++
+			}
+		}
+	}
+	t.Logf("%d instances: closed form %d of %d bars below the minimum (cone.go %d), %d beyond cone.go",
+		n, direct.below, direct.total, cone.below, beyond)
+	if direct.below < direct.total/20 || beyond == 0 {
+		t.Errorf("the closed form decides too rarely: %d of %d bars, %d beyond cone.go", direct.below, direct.total, beyond)
 	}
 }
