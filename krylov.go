@@ -80,12 +80,31 @@ type lanczosRun struct {
 	next        float64 // the last residual's length, β_k
 	invariant   bool
 	breakdown   bool // the plain recurrence's β_k fell below lanczosBreakdown (lanczosPass1)
+	// fresh, when not nil, draws a new random start after a breakdown (lanczosRestarted);
+	// seg is the index of the first step of the run's last segment, whole reports that Q
+	// spans the whole face (len(Q) = m: T is M′ in the basis Q).
+	fresh func() []float64
+	seg   int
+	whole bool
 }
 
 // lanczosRunFrom runs Lanczos from start on op for at most kmax steps, asking done after
 // each step whether to stop. O(k·d) memory and O(k²·d) reorthogonalization.
 func lanczosRunFrom(op faceOp, start []float64, kmax int, done func(*lanczosRun) bool) *lanczosRun {
-	lr := &lanczosRun{}
+	return (&lanczosRun{}).run(op, start, kmax, done)
+}
+
+// lanczosRestarted is lanczosRunFrom from the random start z that, after a breakdown
+// before the face is spanned and before kmax, goes on once from a fresh start drawn from
+// rng (krylovStart) and orthogonalized against Q, in the same run (T gets a zero
+// off-diagonal entry there: a second segment, run to its own breakdown or kmax, without
+// done): lam1Bound's restart.
+func lanczosRestarted(op faceOp, z []float64, kmax int, rng *rand.Rand, done func(*lanczosRun) bool) *lanczosRun {
+	lr := &lanczosRun{fresh: func() []float64 { return krylovStart(rng, len(z)) }}
+	return lr.run(op, z, kmax, done)
+}
+
+func (lr *lanczosRun) run(op faceOp, start []float64, kmax int, done func(*lanczosRun) bool) *lanczosRun {
 	q := append([]float64(nil), start...)
 	if !faceStart(op, q) {
 		lr.invariant = true
@@ -104,15 +123,25 @@ func lanczosRunFrom(op faceOp, start []float64, kmax int, done func(*lanczosRun)
 		op.proj(r)
 		b := norm(r)
 		lr.next = b
-		if !(b > lanczosBreakdown*math.Max(big, 1e-300)) {
-			lr.invariant = true
-			return lr
-		}
 		if len(lr.Q) == op.m { // the whole face: T is M′ in the basis Q
-			lr.invariant = true
+			lr.invariant, lr.whole = true, true
 			return lr
 		}
-		if op.err() != nil || done(lr) {
+		if !(b > lanczosBreakdown*math.Max(big, 1e-300)) {
+			if lr.fresh == nil || lr.seg > 0 || op.err() != nil || k+1 == kmax {
+				lr.invariant = true
+				return lr
+			}
+			if r = lr.restart(op); r == nil {
+				lr.invariant = true
+				return lr
+			}
+			lr.beta = append(lr.beta, 0) // span Q is invariant: T = diag(T₁, T₂, …)
+			lr.seg = len(lr.alpha)
+			q = r
+			continue
+		}
+		if op.err() != nil || (lr.seg == 0 && done(lr)) { // the restart runs to its breakdown
 			return lr
 		}
 		lr.beta = append(lr.beta, b)
@@ -120,6 +149,29 @@ func lanczosRunFrom(op faceOp, start []float64, kmax int, done func(*lanczosRun)
 		scale(q, 1/b)
 	}
 	return lr
+}
+
+// restart returns the unit start of a new segment after a breakdown: a fresh Gaussian
+// start projected on the face and orthogonalized twice against Q (Kahan–Parlett), or
+// nil when less than 1 − 1/√2 of its face part survives each of two passes (faceStart's
+// rule: Q spans the face to rounding).
+func (lr *lanczosRun) restart(op faceOp) []float64 {
+	q := lr.fresh()
+	op.proj(q)
+	n := norm(q)
+	for range 2 {
+		q = orthogonalize(q, lr.Q)
+		op.proj(q)
+		m := norm(q)
+		if m > n/math.Sqrt2 {
+			if unitDir(q, q) > 0 {
+				return q
+			}
+			return nil
+		}
+		n = m
+	}
+	return nil
 }
 
 // faceStart projects the start q of a Lanczos run on the face, in place, and makes it a
@@ -199,15 +251,41 @@ func kwStopEps(k, kmax, m int, xi float64) float64 {
 }
 
 // lam1Bound returns L₁ ≤ λ₁(M′), which holds except with probability fail, from a run
-// from a random start of at most kmax steps, stopped by a rule that looks at its iterates
-// (kwStopEps), and the smallest and largest Ritz values seen (those of a larger space
-// containing the run's are as good); fail is 0 after a breakdown (the random start then
-// met every eigenspace, with probability 1) and L₁ = −Inf when ε ≥ ½.
+// from a random start z of at most kmax steps (lanczosRestarted), stopped by a rule that
+// looks at its iterates (kwStopEps), and the smallest and largest Ritz values seen, lo
+// and hi (those of a larger space containing the run's are as good); L₁ = −Inf when
+// ε ≥ ½. Only a run whose basis spans the whole face (lr.whole) is exact: L₁ = lo, fail 0.
+//
+// A breakdown is charged, not taken as exact (facecert.go's rule). It makes K_p(z)
+// invariant, so its Ritz values are eigenvalues, but "the random start met every
+// eigenspace" holds only with probability 1 over a start independent of M′, while the
+// start is a fixed function of Settings.Seed: H = cI − (c + a)wwᵀ with w ⟂ z breaks
+// down at step 1 with θ = c far above λ₁ = −a and was certified as exact
+// (TestLam1BoundBreakdownAdversary), and in floating point a start's component below
+// rounding on λ₁'s eigenvector is lost the same way. The charge. A run that broke down at
+// step p has K_k(z) = K_p(z) for every k ≥ p, so its Ritz values are those of K_kmax(z),
+// and the Kuczyński–Woźniakowski bound at the fixed step kmax applies to them:
+//
+//	λ₁ ≥ θ_min − εS,  S = (θ_max − θ_min)/(1 − 2ε),  ε = kwStopEps(kmax, kmax, m, ξ/2),
+//
+// except with probability ξ = krylovFailProb (E_kmax is one of the events kwStopEps's
+// union already counts, so a run that stops or breaks down anywhere fails with
+// probability ≤ ξ in all). At kmax = 300, m = 10⁵ that is ε ≈ 0.002: a breakdown costs
+// 0.2% of the spread of the Ritz values, not the bound. The restart (lanczosRun.restart:
+// one more segment from a fresh start orthogonal to K_p(z), T block diagonal) adds only
+// exact Ritz values of invariant subspaces, eigenvalues of M′, to lo and hi: lo can only
+// fall, to an eigenvalue, and L₁ = lo − εS′ with S′ = (hi − lo)/(1 − 2ε) ≥ S stays below
+// the bound above. It is what unmasks the start ⟂ λ₁'s eigenvector (the fresh start has
+// a part on it): the certificate then sees −a, whatever the charge.
 func lam1Bound(lr *lanczosRun, m, kmax int, lo, hi float64) (L1, fail float64) {
-	if lr.invariant {
+	if lr.whole {
 		return lo, 0
 	}
-	eps := kwStopEps(len(lr.alpha), kmax, m, krylovFailProb/2)
+	k := len(lr.alpha)
+	if lr.invariant || lr.seg > 0 { // a breakdown at step p: K_kmax(z) = K_p(z)
+		k = kmax
+	}
+	eps := kwStopEps(k, kmax, m, krylovFailProb/2)
 	if eps >= 0.5 {
 		return math.Inf(-1), krylovFailProb
 	}
@@ -251,7 +329,7 @@ func findInsideKrylov(ctx context.Context, op faceOp, g []float64, c0, rs, keep,
 	res := krylovResult{lower: math.Inf(-1)}
 	z := krylovStart(rng, len(g))
 	kmax := min(op.m, krylovMaxSteps)
-	ra := lanczosRunFrom(op, z, kmax, randomStartStop(ctx, op, c0, rs, delta, kmax))
+	ra := lanczosRestarted(op, z, kmax, rng, randomStartStop(ctx, op, c0, rs, delta, kmax))
 	nv := norm(g)
 	var rb *lanczosRun
 	if nv > 0 {
@@ -276,8 +354,8 @@ func findInsideKrylov(ctx context.Context, op faceOp, g []float64, c0, rs, keep,
 	}
 	res.cands = cands
 	res.ok = true
-	if ra.invariant && (rb == nil || rb.invariant) {
-		// The random start's space holds an eigenvector of λ₁ (with probability 1), the
+	if ra.whole && (rb == nil || rb.invariant) {
+		// The random start's space is the face (so U holds an eigenvector of λ₁), the
 		// gradient's holds (M′ − μI)⁻¹v′ for every μ and M′⁺v′: every candidate of
 		// findInside lies in V, so the Rayleigh–Ritz problem has the face's own.
 		res.lower, res.exact = lowerSub, true

@@ -61,11 +61,11 @@ import (
 //     seventeenth of the accuracy krylovLamTol·δ/r′² = 0.083 that the run is stopped at —
 //     and keeps the failure probability of the one-pass run (krylovFailProb, kwStopEps).
 //     A breakdown (βₖ below lanczosBreakdown) is, in the same picture, the exact
-//     Lanczos run of Ã from a start in an invariant subspace of Ã: the Ritz values are
-//     the eigenvalues of Ã the start has weight on, λ₁'s interval among them (the random
-//     start's weight on λ₁'s eigenspace is nonzero with probability 1; one below rounding
-//     is lam1Bound's uncharged convention), so L₁ = θ_min − ω_k with no failure
-//     probability. The step count reaching the face's dimension is no basis of the face
+//     Lanczos run of Ã from a start in an invariant subspace of Ã, whose Krylov spaces
+//     stop growing: it is charged as lam1Bound charges one, the KW bound at the fixed
+//     step kmax (K_kmax = K_p) and ξ, L₁ = θ_min − ε(kmax)S − ω_k (the start's weight on
+//     λ₁'s eigenspace is nonzero only with probability 1 over a start independent of M′,
+//     and the start is a fixed function of the seed; lam1Bound's doc comment). The step count reaching the face's dimension is no basis of the face
 //     for the plain recurrence (the qⱼ need not be orthogonal): the KW bound applies then.
 //     The two-pass result is never exact (its candidates come from a few vectors).
 //     TestTwoPassAgainstOnePass cross-checks this against exact eigendecompositions on
@@ -218,15 +218,16 @@ func lanczosPass2(op faceOp, start []float64, lr *lanczosRun, coefs [][]float64)
 }
 
 // twoPassLam1Bound is lam1Bound for a plain recurrence: the same Kuczyński–Woźniakowski
-// bound (never the exact Ritz value: a breakdown is not taken as invariance) lowered by
-// the rounding margin ω_k = twoPassRoundTol·k²·max(|lo|, |hi|) of the file's header.
+// bound (never the exact Ritz value; a breakdown at step p is charged the bound at the
+// fixed step kmax, as lam1Bound charges it) lowered by the rounding margin
+// ω_k = twoPassRoundTol·k²·max(|lo|, |hi|) of the file's header.
 func twoPassLam1Bound(lr *lanczosRun, m, kmax int, lo, hi float64) (L1, fail float64) {
-	k := float64(len(lr.alpha))
-	omega := twoPassRoundTol * k * k * math.Max(math.Abs(lo), math.Abs(hi))
+	k := len(lr.alpha)
+	omega := twoPassRoundTol * float64(k*k) * math.Max(math.Abs(lo), math.Abs(hi))
 	if lr.breakdown {
-		return lo - omega, 0
+		k = kmax // K_kmax = K_p
 	}
-	eps := kwStopEps(len(lr.alpha), kmax, m, krylovFailProb/2)
+	eps := kwStopEps(k, kmax, m, krylovFailProb/2)
 	if eps >= 0.5 {
 		return math.Inf(-1), krylovFailProb
 	}

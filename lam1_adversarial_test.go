@@ -1,0 +1,54 @@
+package houdini
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// TestLam1BoundBreakdownAdversary: the Krylov backend's random start is a fixed function
+// of the seed, so a model can be built against it (TestFaceCertSeedAdversary's, for
+// lam1Bound): H = cI − (c + a)wwᵀ with w ⟂ the start z, whose Lanczos run from z breaks
+// down at step 1 with the one Ritz value c, while λ₁ = −a and the face's minimum over the
+// ball of radius rs is −½a·rs² (g = 0). When a breakdown was taken as exact
+// (lam1Bound's fail 0 and findInsideKrylov's exact), the face reported the bound ½c·rs²
+// with probability 1: a false certificate. The restart (lanczosRestarted) finds −a and
+// the breakdown is charged the bound at step kmax: the face's bound must be at most the
+// true minimum, and a bound above it must carry a failure probability. Faces of dimension
+// below and above krylovMaxSteps, the second one never whole.
+func TestLam1BoundBreakdownAdversary(t *testing.T) {
+	for _, d := range []int{40, 400} {
+		for seed := uint64(1); seed <= 20; seed++ {
+			a, c, rs := 3.0, 5.0, 0.5
+			z := krylovStart(newRand(seed), d) // the start findInsideKrylov draws first
+			w := make([]float64, d)
+			w[int(seed)%d] = 1
+			axpy(w, -z[int(seed)%d]/dot(z, z), z)
+			scale(w, 1/norm(w))
+			op := faceOp{mul: func(dst, y []float64) {
+				t := (c + a) * dot(w, y)
+				for j := range dst {
+					dst[j] = c*y[j] - t*w[j]
+				}
+			}, proj: func([]float64) {}, m: d, err: func() error { return nil }}
+			g := make([]float64, d)
+			delta := 0.01
+			res := findInsideKrylov(context.Background(), op, g, 0, rs, -delta/3, delta, newRand(seed))
+			trueMin := -0.5 * a * rs * rs
+			if !res.ok {
+				t.Fatalf("d %d seed %d: the backend declined", d, seed)
+			}
+			if res.lower > trueMin+1e-9 {
+				t.Errorf("d %d seed %d: bound %g above the face's minimum %g (fail %g, exact %v)",
+					d, seed, res.lower, trueMin, res.fail, res.exact)
+			}
+			best := math.Inf(1)
+			for _, cd := range res.cands {
+				best = math.Min(best, cd.q)
+			}
+			if !(best < trueMin+1e-9) {
+				t.Errorf("d %d seed %d: best candidate %g, want the move along w (%g)", d, seed, best, trueMin)
+			}
+		}
+	}
+}
