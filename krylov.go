@@ -95,10 +95,11 @@ func lanczosRunFrom(op faceOp, start []float64, kmax int, done func(*lanczosRun)
 }
 
 // lanczosRestarted is lanczosRunFrom from the random start z that, after a breakdown
-// before the face is spanned and before kmax, goes on once from a fresh start drawn from
-// rng (krylovStart) and orthogonalized against Q, in the same run (T gets a zero
-// off-diagonal entry there: a second segment, run to its own breakdown or kmax, without
-// done): lam1Bound's restart.
+// before the face is spanned and before kmax, goes on from a fresh start drawn from rng
+// (krylovStart) and orthogonalized against Q, in the same run (T gets a zero
+// off-diagonal entry there: a new segment, run without done): lam1Bound's restart. Where
+// kmax ≥ m the segments go on until they span the face (lr.whole: exact, at most m
+// products, as an exact face costs), else one segment more, to its breakdown or kmax.
 func lanczosRestarted(op faceOp, z []float64, kmax int, rng *rand.Rand, done func(*lanczosRun) bool) *lanczosRun {
 	lr := &lanczosRun{fresh: func() []float64 { return krylovStart(rng, len(z)) }}
 	return lr.run(op, z, kmax, done)
@@ -128,7 +129,7 @@ func (lr *lanczosRun) run(op faceOp, start []float64, kmax int, done func(*lancz
 			return lr
 		}
 		if !(b > lanczosBreakdown*math.Max(big, 1e-300)) {
-			if lr.fresh == nil || lr.seg > 0 || op.err() != nil || k+1 == kmax {
+			if lr.fresh == nil || (lr.seg > 0 && kmax < op.m) || op.err() != nil || k+1 == kmax {
 				lr.invariant = true
 				return lr
 			}
@@ -141,7 +142,7 @@ func (lr *lanczosRun) run(op faceOp, start []float64, kmax int, done func(*lancz
 			q = r
 			continue
 		}
-		if op.err() != nil || (lr.seg == 0 && done(lr)) { // the restart runs to its breakdown
+		if op.err() != nil || (lr.seg == 0 && done(lr)) { // a restarted run goes on to its breakdown
 			return lr
 		}
 		lr.beta = append(lr.beta, b)
@@ -271,12 +272,16 @@ func kwStopEps(k, kmax, m int, xi float64) float64 {
 // except with probability ξ = krylovFailProb (E_kmax is one of the events kwStopEps's
 // union already counts, so a run that stops or breaks down anywhere fails with
 // probability ≤ ξ in all). At kmax = 300, m = 10⁵ that is ε ≈ 0.002: a breakdown costs
-// 0.2% of the spread of the Ritz values, not the bound. The restart (lanczosRun.restart:
-// one more segment from a fresh start orthogonal to K_p(z), T block diagonal) adds only
-// exact Ritz values of invariant subspaces, eigenvalues of M′, to lo and hi: lo can only
-// fall, to an eigenvalue, and L₁ = lo − εS′ with S′ = (hi − lo)/(1 − 2ε) ≥ S stays below
-// the bound above. It is what unmasks the start ⟂ λ₁'s eigenvector (the fresh start has
-// a part on it): the certificate then sees −a, whatever the charge.
+// 0.2% of the spread of the Ritz values, not the bound. The restarts (lanczosRestarted:
+// segments from fresh starts orthogonal to the run's space, T block diagonal) add Ritz
+// values to lo and hi: those of a segment that broke down are eigenvalues of M′ (an
+// invariant subspace), those of one that did not are Rayleigh quotients, ≥ λ₁; lo
+// can only fall, never below λ₁, and L₁ = lo − εS′ with S′ = (hi − lo)/(1 − 2ε) ≥ S stays
+// below the bound above. They unmask the start ⟂ λ₁'s eigenvector (a fresh start has a
+// part on it: the certificate then sees −a, whatever the charge), and where kmax ≥ m
+// they go on until the run spans the face, which is then exact: a linear model's face
+// (M′ = 0, a breakdown at every step) costs m products and keeps its certificate
+// (instance 259 of TestMatrixFreeSweepAgainstBruteForce, lost with one restart).
 func lam1Bound(lr *lanczosRun, m, kmax int, lo, hi float64) (L1, fail float64) {
 	if lr.whole {
 		return lo, 0
