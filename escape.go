@@ -126,7 +126,8 @@ func (rn *run) fullEscape(ctx context.Context, x []float64) (*EscapeResult, erro
 // decrease of δ/2 over S ∩ B(x, r): qmin > −δ/2 + η when every face was examined exactly;
 // with the Krylov examiner's inexact faces, the first subset's bound or the cone bound at
 // the root, whichever is larger (krylovExaminer.certLower), which fails with probability
-// at most walkFail (the walk's own Lanczos runs, each from a fresh random start).
+// at most walkFail (the walk's own Lanczos runs, each from a fresh random start); a face
+// whose candidate left it (walk.considerFace) counts as inexact.
 //
 // A matrix-free model's η and error terms rest on spectrumBounds' bound on ‖M‖₂ (operatorNorm),
 // which fails with probability krylovFailProb unless its Lanczos run was exact: that
@@ -138,8 +139,12 @@ func (rn *run) modelCertifies(w *walk, eta float64) (ok bool, walkFail, modelFai
 	if w.mod.M == nil && !w.mod.nrm2Exact {
 		modelFail = krylovFailProb
 	}
-	if kry, isKry := w.ex.(*krylovExaminer); isKry && kry.inexact {
+	kry, isKry := w.ex.(*krylovExaminer)
+	if isKry && (kry.inexact || w.offFace > 0) {
 		return kry.certLower() > -rn.s.Delta/2+eta, kry.fail + w.blockFail, modelFail
+	}
+	if w.offFace > 0 { // a face left unexamined: qmin proves nothing
+		return false, w.blockFail, modelFail
 	}
 	return w.pool.qmin > -rn.s.Delta/2+eta, w.blockFail, modelFail
 }

@@ -45,7 +45,7 @@ func (r *referenceExaminer) examine(w *walk) float64 {
 		r.failed = true
 	}
 	for _, sc := range cands {
-		w.consider(embed(h0, sc.y), sc.q, sc.kase)
+		w.considerFace(embed(h0, sc.y), sc.q, sc.kase)
 	}
 	return lower
 }
@@ -185,6 +185,6 @@ func (e *eigenExaminer) consider(w *walk, cands []subCandidate) {
 		if c.kase != CaseVertex {
 			h = e.eb.toOffset(h0, c.y)
 		}
-		w.consider(h, c.q, c.kase)
+		w.considerFace(h, c.q, c.kase)
 	}
 }

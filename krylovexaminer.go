@@ -30,7 +30,8 @@ type krylovExaminer struct {
 	mod      *quadModel
 	rng      *rand.Rand
 	delta    float64
-	exactDim int // krylovExactDim, or the test switch's
+	exactDim int  // krylovExactDim, or the test switch's
+	twoPass  bool // every Lanczos face two-pass (run's test switch twoPass)
 
 	started   bool
 	rootLower float64 // the first subset's bound
@@ -122,7 +123,7 @@ func (e *krylovExaminer) examineFace(w *walk) float64 {
 	t := len(w.rows)
 	if t == d || w.radius() == 0 {
 		if c0 < w.pool.keep {
-			w.consider(append([]float64(nil), h0...), c0, CaseVertex)
+			w.considerFace(append([]float64(nil), h0...), c0, CaseVertex)
 		}
 		return c0
 	}
@@ -148,7 +149,7 @@ func (e *krylovExaminer) examineFace(w *walk) float64 {
 	}
 	op.proj(g)
 	findInside := findInsideKrylov
-	if useTwoPass(d, op.m) { // O(d) memory instead of O(d·k): twopass.go
+	if useTwoPass(d, op.m) || e.twoPass { // O(d) memory instead of O(d·k): twopass.go
 		findInside = findInsideTwoPass
 	}
 	res := findInside(w.ctx, op, g, c0, w.radius(), w.pool.keep, e.delta, e.rng)
@@ -164,7 +165,7 @@ func (e *krylovExaminer) examineFace(w *walk) float64 {
 	e.fail += res.fail
 	for _, c := range res.cands {
 		axpy(c.y, 1, h0)
-		w.consider(c.y, c.q, c.kase)
+		w.considerFace(c.y, c.q, c.kase)
 	}
 	return res.lower
 }
@@ -210,7 +211,7 @@ func (e *krylovExaminer) exactFace(w *walk, free []int, h0, g []float64, c0 floa
 		for a, i := range free {
 			h[i] += c.y[a]
 		}
-		w.consider(h, c.q, c.kase)
+		w.considerFace(h, c.q, c.kase)
 	}
 	return lower
 }

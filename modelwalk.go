@@ -79,6 +79,7 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 	switch {
 	case rn.krylovModel(mod, len(x)):
 		kry = newKrylovExaminer(mod, rn.rng, rn.s.Delta, rn.test.krylovExact)
+		kry.twoPass = rn.test.twoPass
 		w.ex = kry
 		if w.cone != nil {
 			w.cone = kry.keepCone(w.cone)
@@ -89,8 +90,13 @@ func (rn *run) walkModelAt(ctx context.Context, x []float64, mod *quadModel, kee
 			w.ex = eig
 		}
 	}
+	if rn.test.wrapExaminer != nil {
+		w.ex = rn.test.wrapExaminer(w.ex)
+	}
 	w.enumerate(0)
-	failed := ref.failed || (kry != nil && kry.failed)
+	// A candidate off its face (walk.considerFace) leaves a face unexamined, except on the
+	// Krylov examiner, which then certifies by the root's bound (modelCertifies).
+	failed := ref.failed || (kry != nil && kry.failed) || (kry == nil && w.offFace > 0)
 	if rn.test.lagrangePruned != nil {
 		*rn.test.lagrangePruned += w.byLagrange
 	}

@@ -62,6 +62,12 @@ type testOptions struct {
 	// krylovExact is then its exactly examined face dimension instead of krylovExactDim.
 	matrixFree  bool
 	krylovExact int
+	// twoPass sends every face the Krylov examiner runs by Lanczos to the two-pass backend
+	// (twopass.go), whatever twoPassBytes says.
+	twoPass bool
+	// wrapExaminer, when set, wraps the walk's examiner (a lying examiner, whose
+	// candidates leave their face: walk.considerFace).
+	wrapExaminer func(examiner) examiner
 	// lagrangePruned, when set, turns the Lagrangian bound on (lagrange.go) and counts the
 	// subtrees only it pruned.
 	lagrangePruned *int

@@ -132,6 +132,7 @@ type walk struct {
 	blockFail        float64 // the failure probability of the block bound's residual (blockbound.go)
 	blockMove        bool    // the block bound's exact minimizer of a block is a candidate below keep
 	lost             int     // candidates whose point x + h lost their promise to rounding (toPoint)
+	offFace          int     // examiners' candidates that left their face or the ball (considerFace)
 	// early is the model value at or below which a candidate arms the early stop (−Inf:
 	// never), earlyBudget the work an armed walk may charge, earlyWork what it charged
 	// (−1: not armed), and earlyStopped reports that the walk stopped there (earlyStop).
@@ -521,6 +522,46 @@ func (w *walk) pop() {
 	w.basis.pop()
 	w.undo = w.undo[:t]
 	w.dist2 = w.dist2[:t+1]
+}
+
+// considerFace considers a candidate of the current subset's FindInside (an examiner's),
+// after checking that it lies on the subset's face: every row held above the equalities
+// satisfied with equality and the ball kept, up to what repair accepts (repairTol·r, the
+// row's roundTol, ballTol·r). One that leaves them is dropped and counted in w.offFace,
+// and the walk no longer certifies by qmin (walkModelAt: a numerical failure; on the
+// Krylov examiner the face counts as inexact and the certificate rests on the root's
+// bound, which no candidate enters).
+//
+// Why the two kinds of drop differ. consider drops a candidate that violates a row not
+// held by more than repairTol·r, and that is FindInside's rule (alg:eigenvector_general:
+// a candidate is returned only if it lies in the feasible set): the walk certifies by
+// qmin because the minimizer y* of the model over S_w ∩ B lies on the face of its own
+// active rows J, where it is a local minimizer of the face's trust-region subproblem and
+// so one of the face's candidates (the global minimizers and the local non-global one,
+// Martínez 1994), and that candidate satisfies every row: a candidate violating a row
+// outside J is another point, outside S_w, and dropping it hides nothing. The argument
+// needs the candidates to be the face's points to within the repair tolerance. A
+// candidate off its own face (a held row violated, or left with slack) or outside the
+// ball is not such a point: the examiner's arithmetic failed (the shape of the matrix-free
+// false certificate that faceStart fixed: a Lanczos basis off the face, so candidates
+// violating held rows, dropped, from a face reported exact), and nothing then says
+// that y*, if it was this face's, was recorded. TestWalkOffFaceCandidate builds that face
+// with a lying examiner.
+func (w *walk) considerFace(h []float64, q float64, kase Case) {
+	if q >= w.pool.keep {
+		return
+	}
+	for _, i := range w.rows[w.base:] {
+		if v := math.Abs(w.slack(i, h)); v > w.roundTol(i) && v > repairTol*w.r {
+			w.offFace++
+			return
+		}
+	}
+	if norm(h) > w.r*(1+ballTol) {
+		w.offFace++
+		return
+	}
+	w.consider(h, q, kase)
 }
 
 // consider checks the candidate x + h of the current subset against S_w and the ball,
