@@ -201,8 +201,7 @@ func (lr *lanczosRun) restart(op faceOp) []float64 {
 // 1/√2 of its input's length ‖u‖, the unit vector returned is off the face by at most
 // cε‖u‖/(‖u‖/√2) = √2cε. A random start (N(0, I)) is taken as 0 only when its face part
 // is below 4.5cε of its length, with probability about (cε√d)^m for a face of dimension
-// m, far below krylovFailProb and not charged (lam1Bound's convention, as a breakdown
-// hiding an eigenvector); findInsideKrylov and the face certificate then give no bound,
+// m, far below krylovFailProb and not charged; findInsideKrylov and the face certificate then give no bound,
 // spectrumBoundsPlain the empty face's 0 spectrum, as for a start of exactly 0 before.
 func faceStart(op faceOp, q []float64) bool {
 	n := norm(q)

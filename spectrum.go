@@ -31,7 +31,11 @@ const (
 // hide an eigenvector on which the random start has a component below about 10⁻¹⁰ of its
 // norm (a 2026-11-23 review built one: diag(1, 1, 1, 1, 1000) from a start with 10⁻¹⁴ on
 // the last coordinate), an event far rarer than krylovFailProb for a Gaussian start, which
-// is not charged (lam1Bound's convention). Unlike lanczosRunFrom it keeps no products: k d-vectors of memory,
+// is not charged here. (lam1Bound no longer takes a breakdown as exact: it charges it and
+// restarts, lanczosRestarted; spectrumBounds still does — its exact feeds nrm2Exact, the
+// forced rows' shortcut and the block bound — and a start ⟂ an eigenvector made from the
+// seed would defeat it as TestLam1BoundBreakdownAdversary's defeated lam1Bound: a gap left
+// open.) Unlike lanczosRunFrom it keeps no products: k d-vectors of memory,
 // O(k²d) work and k products; where those k d-vectors may exceed twoPassBytes (from
 // d ≈ 82 000 on), spectrumBoundsPlain: no basis at all.
 func spectrumBounds(op faceOp, z []float64, kmax int) (lo, hi float64, exact bool) {
