@@ -3,6 +3,7 @@ package houdini
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -14,8 +15,9 @@ import (
 // (lam1Bound's fail 0 and findInsideKrylov's exact), the face reported the bound ½c·rs²
 // with probability 1: a false certificate. The restart (lanczosRestarted) finds −a and
 // the breakdown is charged the bound at step kmax: the face's bound must be at most the
-// true minimum, and a bound above it must carry a failure probability. Faces of dimension
-// below and above krylovMaxSteps, the second one never whole.
+// true minimum and the move along w a candidate. Faces of dimension below and above
+// krylovMaxSteps (the second one never whole), both backends (the two-pass one by its
+// second run, twoPassLam1Bound).
 func TestLam1BoundBreakdownAdversary(t *testing.T) {
 	for _, d := range []int{40, 400} {
 		for seed := uint64(1); seed <= 20; seed++ {
@@ -33,21 +35,24 @@ func TestLam1BoundBreakdownAdversary(t *testing.T) {
 			}, proj: func([]float64) {}, m: d, err: func() error { return nil }}
 			g := make([]float64, d)
 			delta := 0.01
-			res := findInsideKrylov(context.Background(), op, g, 0, rs, -delta/3, delta, newRand(seed))
-			trueMin := -0.5 * a * rs * rs
-			if !res.ok {
-				t.Fatalf("d %d seed %d: the backend declined", d, seed)
-			}
-			if res.lower > trueMin+1e-9 {
-				t.Errorf("d %d seed %d: bound %g above the face's minimum %g (fail %g, exact %v)",
-					d, seed, res.lower, trueMin, res.fail, res.exact)
-			}
-			best := math.Inf(1)
-			for _, cd := range res.cands {
-				best = math.Min(best, cd.q)
-			}
-			if !(best < trueMin+1e-9) {
-				t.Errorf("d %d seed %d: best candidate %g, want the move along w (%g)", d, seed, best, trueMin)
+			for name, backend := range map[string]func(context.Context, faceOp, []float64, float64, float64, float64, float64, *rand.Rand) krylovResult{
+				"one-pass": findInsideKrylov, "two-pass": findInsideTwoPass} {
+				res := backend(context.Background(), op, g, 0, rs, -delta/3, delta, newRand(seed))
+				trueMin := -0.5 * a * rs * rs
+				if !res.ok {
+					t.Fatalf("%s, d %d seed %d: the backend declined", name, d, seed)
+				}
+				if res.lower > trueMin+1e-9 {
+					t.Errorf("%s, d %d seed %d: bound %g above the face's minimum %g (fail %g, exact %v)",
+						name, d, seed, res.lower, trueMin, res.fail, res.exact)
+				}
+				best := math.Inf(1)
+				for _, cd := range res.cands {
+					best = math.Min(best, cd.q)
+				}
+				if !(best < trueMin+1e-9) {
+					t.Errorf("%s, d %d seed %d: best candidate %g, want the move along w (%g)", name, d, seed, best, trueMin)
+				}
 			}
 		}
 	}

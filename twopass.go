@@ -221,6 +221,15 @@ func lanczosPass2(op faceOp, start []float64, lr *lanczosRun, coefs [][]float64)
 // bound (never the exact Ritz value; a breakdown at step p is charged the bound at the
 // fixed step kmax, as lam1Bound charges it) lowered by the rounding margin
 // ω_k = twoPassRoundTol·k²·max(|lo|, |hi|) of the file's header.
+//
+// Restart (findInsideTwoPass). The plain recurrence keeps no basis to orthogonalize a
+// fresh start against, so after a breakdown a second plain run from a fresh Gaussian
+// start z′ (at most kmax − p steps, its two smallest Ritz vectors accumulated by pass 2)
+// takes the restart's place: it has a part on λ₁'s eigenspace where z had none (the
+// start ⟂ λ₁'s eigenvector built from the seed, TestLam1BoundBreakdownAdversary), and
+// lo, hi are the extremes over both runs' Ritz values. The bound stays the first run's:
+// with lo ≤ θ_min(first run) and hi ≥ θ_max(first run), lo − εS′ − ω_k with
+// S′ = (hi − lo)/(1 − 2ε) ≥ S is at most the first run's bound θ_min − εS − ω_k.
 func twoPassLam1Bound(lr *lanczosRun, m, kmax int, lo, hi float64) (L1, fail float64) {
 	k := len(lr.alpha)
 	omega := twoPassRoundTol * float64(k*k) * math.Max(math.Abs(lo), math.Abs(hi))
@@ -259,6 +268,14 @@ func findInsideTwoPass(ctx context.Context, op faceOp, g []float64, c0, rs, keep
 	kmax := min(op.m, krylovMaxSteps)
 	ra, pa := lanczosPass1(op, z, kmax, randomStartStop(ctx, op, c0, rs, delta, kmax))
 	res.prods = pa
+	var rc *lanczosRun // a second run after a breakdown (twoPassRestart)
+	var zc []float64
+	if ra.breakdown && len(ra.alpha) < kmax && ctx.Err() == nil && op.err() == nil {
+		zc = krylovStart(rng, len(g))
+		var pc int
+		rc, pc = lanczosPass1(op, zc, kmax-len(ra.alpha), func(*lanczosRun) bool { return ctx.Err() != nil })
+		res.prods += pc
+	}
 	nv := norm(g)
 	var rb *lanczosRun
 	if nv > 0 {
@@ -279,6 +296,20 @@ func findInsideTwoPass(ctx context.Context, op faceOp, g []float64, c0, rs, keep
 	eig.VectorsTo(&Y)
 	ka := len(lam)
 	lo, hi := lam[0], lam[ka-1]
+	var coefsC [][]float64
+	if rc != nil && len(rc.alpha) > 0 {
+		var eigC mat.EigenSym
+		if !eigC.Factorize(tridiag(rc.alpha, rc.beta), true) {
+			return res
+		}
+		lamC := eigC.Values(nil)
+		var YC mat.Dense
+		eigC.VectorsTo(&YC)
+		lo, hi = math.Min(lo, lamC[0]), math.Max(hi, lamC[len(lamC)-1])
+		for c := 0; c < min(2, len(lamC)); c++ {
+			coefsC = append(coefsC, mat.Col(nil, c, &YC))
+		}
+	}
 	L1, fail := twoPassLam1Bound(ra, op.m, kmax, lo, hi)
 	var coefsA [][]float64
 	for c := 0; c < min(2, ka); c++ {
@@ -286,6 +317,12 @@ func findInsideTwoPass(ctx context.Context, op faceOp, g []float64, c0, rs, keep
 	}
 	U, MU, p2, _ := lanczosPass2(op, z, ra, coefsA)
 	res.prods += p2
+	if len(coefsC) > 0 {
+		UC, MUC, pc2, _ := lanczosPass2(op, zc, rc, coefsC)
+		res.prods += pc2
+		U, MU = append(U, UC...), append(MU, MUC...)
+		coefsA = append(coefsA, coefsC...) // for cnorm, in U's order
+	}
 	var cnorm []float64 // ‖c‖ of each accumulated vector, in U's order
 	lower := krylovLower(c0, nv, L1, rs)
 	if rb != nil && len(rb.alpha) > 0 {
