@@ -41,7 +41,7 @@ func msInstance(rng *rand.Rand, k msKind, twoRows bool) *bruteforce.Instance {
 	case msBalanced:
 		return balancedInstance(rng, twoRows)
 	}
-	n := 5 + rng.IntN(5) // 5..9
+	n := 5 + rng.IntN(7) // 5..11
 	kc := 2 + rng.IntN(3)
 	if kc > n-2 {
 		kc = n - 2
@@ -392,6 +392,9 @@ func TestReviewMotzkinStraus(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)))
 		kind := msKind(i % int(numMsKinds))
 		base := msInstance(rng, kind, i/int(numMsKinds)%2 == 1)
+		if i%3 == 2 { // x off its rows by a rounding-sized to a small amount
+			nudgeBy(rng, base, []float64{1e-13, 1e-9, 1e-5}[i/3%3])
+		}
 		truth := bruteforce.Min(base.Problem())
 		if !truth.Feasible {
 			continue
@@ -450,6 +453,9 @@ func TestReviewMotzkinStrausBars(t *testing.T) {
 	for i := range n {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)))
 		base := msInstance(rng, msKind(i%int(numMsKinds)), i/int(numMsKinds)%2 == 1)
+		if i%3 == 2 {
+			nudgeBy(rng, base, []float64{1e-13, 1e-9, 1e-5}[i/3%3])
+		}
 		for _, cp := range [][3]float64{{0, 1, 1}, {[]float64{3, 1e3}[i%2], []float64{1e-2, 1e2}[i/2%2], []float64{1e-3, 1e3}[i/4%2]}} {
 			in := base.Transform(cp[0], cp[1], cp[2])
 			truth := bruteforce.Min(in.Problem())
