@@ -393,7 +393,7 @@ func TestReviewMotzkinStraus(t *testing.T) {
 		kind := msKind(i % int(numMsKinds))
 		base := msInstance(rng, kind, i/int(numMsKinds)%2 == 1)
 		if i%3 == 2 { // x off its rows by a rounding-sized to a small amount
-			nudgeBy(rng, base, []float64{1e-13, 1e-9, 1e-5}[i/3%3])
+			msNudge(rng, base, i/3)
 		}
 		truth := bruteforce.Min(base.Problem())
 		if !truth.Feasible {
@@ -453,8 +453,8 @@ func TestReviewMotzkinStrausBars(t *testing.T) {
 	for i := range n {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)))
 		base := msInstance(rng, msKind(i%int(numMsKinds)), i/int(numMsKinds)%2 == 1)
-		if i%3 == 2 {
-			nudgeBy(rng, base, []float64{1e-13, 1e-9, 1e-5}[i/3%3])
+		if i%3 == 2 { // x off its rows by a rounding-sized to a small amount
+			msNudge(rng, base, i/3)
 		}
 		for _, cp := range [][3]float64{{0, 1, 1}, {[]float64{3, 1e3}[i%2], []float64{1e-2, 1e2}[i/2%2], []float64{1e-3, 1e3}[i/4%2]}} {
 			in := base.Transform(cp[0], cp[1], cp[2])
@@ -483,6 +483,40 @@ func TestReviewMotzkinStrausBars(t *testing.T) {
 		for forced := range 2 {
 			c := counts[2*b+forced]
 			t.Logf("%-9s forced %v: answered %5d, %5d of %5d bars below the minimum decided", bd.name, forced == 1, c.answered, c.below, c.total)
+		}
+	}
+}
+
+// msNudge moves x off its rows: by nudgeBy (1e-13, 1e-9 or 1e-5 of R in a random
+// direction within the equality: outside some bounds) or, every other time, toward the
+// interior, x ← (1 − ε)x + ε·w with w the barycentre of the set's vertices e_j (simplex) or
+// 0 (balanced box), so that the rows through x get small positive slacks.
+func msNudge(rng *rand.Rand, in *bruteforce.Instance, k int) {
+	amt := []float64{1e-13, 1e-9, 1e-5}[k%3]
+	if k/3%2 == 0 {
+		nudgeBy(rng, in, amt)
+		return
+	}
+	eps := amt * 1e2
+	n := float64(len(in.X))
+	simplex := in.Lower != nil && in.Lower[0] == 0
+	for j := range in.X {
+		w := 0.0
+		if simplex {
+			w = 1 / n
+		}
+		in.X[j] = (1-eps)*in.X[j] + eps*w
+	}
+	for i, a := range in.Aeq { // (the equality as two rows keeps Σx: w is on it)
+		in.Beq[i] = dot(a, in.X)
+	}
+	// the gradient of the quadratic at the new x
+	for a := range in.G {
+		in.G[a] = 0
+	}
+	for a := range in.Q {
+		for b := range in.Q {
+			in.G[a] += in.Q[a][b] * in.X[b]
 		}
 	}
 }
