@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
@@ -149,4 +150,134 @@ func reviewOrthogonal(rng *rand.Rand, d int) [][]float64 {
 		}
 	}
 	return P
+}
+
+// TestReviewForcedAcuteGeneral: a wider family around the acute pair: d = 3 to 5, a cluster
+// of 2 or 3 rows at acute angles, a row i at a random angle to them, the other rows
+// random, all through x or with x nudged off them (violating by up to 10⁻¹⁰ or with slack
+// up to 10⁻⁴·r), an equality mixing the extra coordinates every third instance, a
+// gradient with random multipliers on the rows and a Hessian coupling row i's direction
+// to the cluster's; δ = |min|. Counts false certificates of the default escape.
+func TestReviewForcedAcuteGeneral(t *testing.T) {
+	var tried, falseCert, forced int
+	for i := range 1500 {
+		rng := rand.New(rand.NewPCG(4246, uint64(i)))
+		d := 3 + rng.IntN(3)
+		unitv := func(v []float64) []float64 { scale(v, 1/norm(v)); return v }
+		randv := func() []float64 {
+			v := make([]float64, d)
+			for j := range v {
+				v[j] = rng.NormFloat64()
+			}
+			return unitv(v)
+		}
+		c0 := randv()
+		var A [][]float64
+		for range 2 + rng.IntN(2) { // the acute cluster
+			v := slices.Clone(c0)
+			axpy(v, 0.03+0.3*rng.Float64(), randv())
+			A = append(A, unitv(v))
+		}
+		ai := randv() // row i orthogonal to the cluster (it passes (a)) most of the time
+		if rng.IntN(4) != 0 {
+			ai = orthogonalize(ai, reviewSpan(A))
+			ai = unitv(ai)
+		}
+		A = append(A, ai)
+		for len(A) < d && rng.IntN(2) == 0 {
+			A = append(A, randv())
+		}
+		m := len(A)
+		g := make([]float64, d)
+		for k, a := range A {
+			lam := rng.Float64() * 0.6
+			if k == m-1 || rng.IntN(3) == 0 {
+				lam = 0.1 + 0.5*rng.Float64()
+			}
+			axpy(g, -lam, a)
+		}
+		Q := make([][]float64, d)
+		for a := range Q {
+			Q[a] = make([]float64, d)
+			for b := range Q[a] {
+				Q[a][b] = 0.05 * rng.NormFloat64()
+			}
+		}
+		w := make([]float64, d) // couple row i's direction to w in the cluster's span
+		for _, a := range A[:m-1] {
+			axpy(w, rng.NormFloat64(), a)
+		}
+		if rng.IntN(4) == 0 || norm(w) == 0 {
+			w = randv()
+		}
+		w = unitv(w)
+		for a := range d {
+			for b := range d {
+				Q[a][b] -= ai[a]*w[b] + w[a]*ai[b]
+			}
+		}
+		for a := range d {
+			for b := a + 1; b < d; b++ {
+				v := 0.5 * (Q[a][b] + Q[b][a])
+				Q[a][b], Q[b][a] = v, v
+			}
+		}
+		B := make([]float64, m)
+		if i%4 == 1 {
+			for k := range B {
+				B[k] = -1e-10 * rng.Float64()
+			}
+		} else if i%4 == 2 {
+			for k := range B {
+				B[k] = 1e-4 * rng.Float64()
+			}
+		}
+		in := &bruteforce.Instance{Name: "acute general", X: make([]float64, d), G: g, Q: Q, A: A, B: B, R: 1}
+		if i%3 == 0 {
+			e := randv()
+			in.Aeq, in.Beq = [][]float64{e}, []float64{0}
+		}
+		truth := bruteforce.Min(in.Problem())
+		if !truth.Feasible || truth.Value >= 0 {
+			continue
+		}
+		c, err := forcedTestSet(in)
+		if err != nil {
+			continue
+		}
+		delta := -truth.Value
+		o, err := New(Problem{Func: in.Func, Grad: in.Grad, Hess: exactHess(in)}, c, Settings{Delta: delta, Radius: 1, MaxSubsets: 1 << 20})
+		if err != nil {
+			continue
+		}
+		e, err := o.Escape(context.Background(), in.X)
+		if err != nil {
+			continue
+		}
+		tried++
+		if e.Forced > 0 {
+			forced++
+		}
+		if e.Certified && truth.Value < -delta/2-1e-9 {
+			falseCert++
+			if falseCert <= 3 {
+				t.Errorf("instance %d (d %d, %d rows): FALSE certificate (forced %d): exhaustive minimum %.6g < −δ/2 = %.6g", i, d, m, e.Forced, truth.Value, -delta/2)
+			}
+		}
+	}
+	t.Logf("%d escapes, %d with forced rows, %d false certificates", tried, forced, falseCert)
+	if falseCert > 0 {
+		t.Errorf("%d false certificates in %d escapes", falseCert, tried)
+	}
+}
+
+// reviewSpan returns an orthonormal basis of the span of the rows.
+func reviewSpan(rows [][]float64) [][]float64 {
+	var U [][]float64
+	for _, a := range rows {
+		if u, ok := unitOrthogonal(a, U); ok {
+			U = append(U, u)
+		}
+	}
+	return U
 }
