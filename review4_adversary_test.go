@@ -1,0 +1,60 @@
+package houdini
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestReview4BreakdownAdversaryTwoDraws: TestLam1BoundBreakdownAdversary's model, one
+// level deeper. The restart's fresh start (lanczosRestarted's krylovStart(rng, d), and
+// findInsideTwoPass's zc) is the next draw of the same seeded generator, as fixed a
+// function of Settings.Seed as the first start z. With w ⟂ span(z, z′) the run from z
+// breaks down at step 1 (θ = c), the restart from z′ (orthogonalized against z) breaks
+// down at its step 1 too (θ = c), and where the face is larger than krylovMaxSteps no
+// further restart is made: lo = hi = c, S = 0 and lam1Bound returns L₁ = c with fail ξ,
+// while λ₁ = −a. The face's bound is then ½c·rs² > the true minimum −½a·rs².
+// Expected to FAIL on main 61e6a67 (d 400, both backends); d 40 passes (restarts until
+// the face is spanned).
+func TestReview4BreakdownAdversaryTwoDraws(t *testing.T) {
+	for _, d := range []int{40, 400} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			a, c, rs := 3.0, 5.0, 0.5
+			rng := newRand(seed)
+			z := krylovStart(rng, d)  // findInsideKrylov's start
+			z2 := krylovStart(rng, d) // the restart's fresh start (next draw)
+			scale(z, 1/norm(z))
+			axpy(z2, -dot(z, z2), z)
+			scale(z2, 1/norm(z2))
+			w := make([]float64, d)
+			w[int(seed)%d] = 1
+			for range 2 {
+				axpy(w, -dot(w, z), z)
+				axpy(w, -dot(w, z2), z2)
+			}
+			scale(w, 1/norm(w))
+			op := faceOp{mul: func(dst, y []float64) {
+				t := (c + a) * dot(w, y)
+				for j := range dst {
+					dst[j] = c*y[j] - t*w[j]
+				}
+			}, proj: func([]float64) {}, m: d, err: func() error { return nil }}
+			g := make([]float64, d)
+			delta := 0.01
+			trueMin := -0.5 * a * rs * rs
+			for _, bk := range []struct {
+				name string
+				f    func(context.Context, faceOp, []float64, float64, float64, float64, float64, *rand.Rand) krylovResult
+			}{{"one-pass", findInsideKrylov}, {"two-pass", findInsideTwoPass}} {
+				res := bk.f(context.Background(), op, g, 0, rs, -delta/3, delta, newRand(seed))
+				if !res.ok {
+					continue
+				}
+				if res.lower > trueMin+1e-9 {
+					t.Errorf("%s, d %d seed %d: bound %g above the face's minimum %g (fail %g, exact %v, prods %d)",
+						bk.name, d, seed, res.lower, trueMin, res.fail, res.exact, res.prods)
+				}
+			}
+		}
+	}
+}
