@@ -2,6 +2,7 @@ package houdini
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -55,6 +56,38 @@ func TestReview4BreakdownAdversaryTwoDraws(t *testing.T) {
 						bk.name, d, seed, res.lower, trueMin, res.fail, res.exact, res.prods)
 				}
 			}
+		}
+	}
+}
+
+// TestReview4SpectrumBoundsBreakdownAdversary: the gap spectrum.go's doc comment leaves
+// open, made concrete. spectrumBounds still takes a breakdown as exact; from the start
+// z (operatorNorm's and blockbound's are the escape's seeded generator's draws) the
+// model H = cI − (c + a)wwᵀ with w ⟂ z breaks down at step 1 and spectrumBounds returns
+// lo = hi = c, exact, while λ₁ = −a and ‖H‖₂ = a: operatorNorm would set nrm2 = c,
+// lam1 = c, nrm2Exact (η, the forced rows' shortcut c = ρ·√(‖M‖₂² + ¼max(0, −λ₁)²)
+// without its failure probability, and the block bound rest on them). Expected to FAIL
+// on main 61e6a67 (a reproduction for the lead; an Escape-level false certificate
+// through forcedCostsCoords was tried at d = 50 and not reached in the time).
+func TestReview4SpectrumBoundsBreakdownAdversary(t *testing.T) {
+	for _, d := range []int{5, 50, 400} {
+		a, c := 50.0, 0.5
+		z := krylovStart(newRand(uint64(d)), d)
+		w := make([]float64, d)
+		w[0] = 1
+		for range 2 {
+			axpy(w, -dot(w, z)/dot(z, z), z)
+		}
+		scale(w, 1/norm(w))
+		op := faceOp{mul: func(dst, y []float64) {
+			t := (c + a) * dot(w, y)
+			for j := range dst {
+				dst[j] = c*y[j] - t*w[j]
+			}
+		}, proj: func([]float64) {}, m: d, err: func() error { return nil }}
+		lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps)
+		if lo > -a+1e-9 || math.Max(-lo, hi) < a-1e-9 {
+			t.Errorf("d %d: spectrumBounds lo %g hi %g exact %v, while λ₁ = %g and ‖H‖₂ = %g", d, lo, hi, exact, -a, a)
 		}
 	}
 }
