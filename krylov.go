@@ -276,8 +276,12 @@ func kwStopEps(k, kmax, m int, xi float64) float64 {
 // values to lo and hi: those of a segment that broke down are eigenvalues of M′ (an
 // invariant subspace), those of one that did not are Rayleigh quotients, ≥ λ₁; lo
 // can only fall, never below λ₁, and L₁ = lo − εS′ with S′ = (hi − lo)/(1 − 2ε) ≥ S stays
-// below the bound above. They unmask the start ⟂ λ₁'s eigenvector (a fresh start has a
-// part on it: the certificate then sees −a, whatever the charge), and where kmax ≥ m
+// below the bound above. They unmask a start built to miss λ₁'s eigenvector from the
+// seed's first draw (the fresh start, the generator's next draw, has a part on it: the
+// certificate then sees −a, TestLam1BoundBreakdownAdversary); an f built against both
+// draws defeats them too (TestReview4BreakdownAdversaryTwoDraws) and is reported with
+// fail ξ, never as exact: the charge holds for an f chosen without knowledge of the
+// seed, the threat model of every Confidence below 1 (types.go). Where kmax ≥ m
 // they go on until the run spans the face, which is then exact: a linear model's face
 // (M′ = 0, a breakdown at every step) costs m products and keeps its certificate
 // (instance 259 of TestMatrixFreeSweepAgainstBruteForce, lost with one restart).

@@ -226,7 +226,9 @@ func lanczosPass2(op faceOp, start []float64, lr *lanczosRun, coefs [][]float64)
 // fresh start against, so after a breakdown a second plain run from a fresh Gaussian
 // start z′ (at most kmax − p steps, its two smallest Ritz vectors accumulated by pass 2)
 // takes the restart's place: it has a part on λ₁'s eigenspace where z had none (the
-// start ⟂ λ₁'s eigenvector built from the seed, TestLam1BoundBreakdownAdversary), and
+// start ⟂ λ₁'s eigenvector built from the seed's first draw,
+// TestLam1BoundBreakdownAdversary; an f built against both draws is reported with
+// fail ξ, not as exact, TestReview4BreakdownAdversaryTwoDraws), and
 // lo, hi are the extremes over both runs' Ritz values. The bound stays the first run's:
 // with lo ≤ θ_min(first run) and hi ≥ θ_max(first run), lo − εS′ − ω_k with
 // S′ = (hi − lo)/(1 − 2ε) ≥ S is at most the first run's bound θ_min − εS − ω_k.
