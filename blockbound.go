@@ -584,7 +584,7 @@ func (w *walk) blockResidual(J []int, rows [][]blockEntry) (e, fail float64, ok 
 	for _, k := range J { // a random start on J, from the escape's generator
 		z[k] = kry.rng.NormFloat64()
 	}
-	lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps)
+	lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps, kry.rng)
 	if w.mod.err != nil || math.IsInf(lo, -1) {
 		return 0, 0, false
 	}

@@ -227,7 +227,7 @@ func (rn *run) operatorNorm(mod *quadModel, d int) {
 		z[j] = rn.rng.NormFloat64()
 	}
 	op := faceOp{mul: mod.mul, proj: func([]float64) {}, m: d, err: func() error { return mod.err }}
-	lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps)
+	lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps, rn.rng)
 	mod.nrm2, mod.lam1, mod.nrm2Exact = math.Max(-lo, hi), lo, exact
 	mod.nrm = math.Sqrt(float64(d)) * mod.nrm2
 }

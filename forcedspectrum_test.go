@@ -54,7 +54,7 @@ func TestSpectrumBounds(t *testing.T) {
 		for j := range z {
 			z[j] = rng.NormFloat64()
 		}
-		lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps)
+		lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps, rng)
 		scale := math.Max(math.Abs(lam[0]), math.Abs(lam[d-1]))
 		tol := 1e-10 * scale
 		if lo > lam[0]+tol || hi < lam[d-1]-tol {

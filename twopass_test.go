@@ -235,13 +235,13 @@ func TestSpectrumPlainBounds(t *testing.T) {
 		for j := range z {
 			z[j] = rng.NormFloat64()
 		}
-		lo, hi, exact := spectrumBoundsPlain(op, z, spectrumMaxSteps)
+		lo, hi, exact := spectrumBoundsPlain(op, z, spectrumMaxSteps, rng)
 		tag := fmt.Sprintf("instance %d (%s, m=%d, face %d): λ₁ = %.12g, λ_n = %.12g, plain bounds [%.12g, %.12g] exact %v", i, kind, m, dim, l1, ln, lo, hi, exact)
 		scale := math.Max(math.Abs(l1), math.Abs(ln))
 		if tol := 1e-12 * scale; lo > l1+tol || hi < ln-tol {
 			t.Errorf("%s: not a bound", tag)
 		}
-		lo1, hi1, exact1 := spectrumBounds(op, z, spectrumMaxSteps) // one-pass at these sizes
+		lo1, hi1, exact1 := spectrumBounds(op, z, spectrumMaxSteps, rng) // one-pass at these sizes
 		if !exact && !exact1 {
 			k := float64(spectrumMaxSteps)
 			slack := spectrumRelTol*scale + 2*twoPassRoundTol*k*k*scale
