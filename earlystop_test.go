@@ -39,7 +39,7 @@ func TestEarlyStopAgainstBruteForce(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
-	var tried, cut, again, certified, moved int
+	var tried, cut, again, certified, moved, charged int
 	for i := range n {
 		rng := rand.New(rand.NewPCG(1914, uint64(i)))
 		base := pruneBase(allFamilies, 2, 3, 2)(i, rng)
@@ -94,6 +94,9 @@ func TestEarlyStopAgainstBruteForce(t *testing.T) {
 			}
 			if ee.Certified {
 				certified++
+				if ee.Confidence < 1 {
+					charged++
+				}
 			}
 			if ee.Certified != ef.Certified || (ee.Certified && truth < -s.Delta/2-1e-7*scale) {
 				t.Errorf("instance %d (%s): certified %v with the early stop, %v without; exhaustive minimum %.17g",
@@ -123,8 +126,8 @@ func TestEarlyStopAgainstBruteForce(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d escapes: %d certified, %d moved, %d of them cut short by the early stop, %d walked again after f rejected the early walk's candidates",
-		tried, certified, moved, cut, again)
+	t.Logf("%d escapes: %d certified (%d at Confidence < 1), %d moved, %d of them cut short by the early stop, %d walked again after f rejected the early walk's candidates",
+		tried, certified, charged, moved, cut, again)
 	if cut < tried/20 || again == 0 {
 		t.Errorf("the early stop cut %d walks and walked again %d times in %d escapes: the test does not reach it", cut, again, tried)
 	}
