@@ -74,13 +74,15 @@ func TestReview4BreakdownAdversaryTwoDraws(t *testing.T) {
 // model H = cI − (c + a)wwᵀ with w ⟂ z breaks down at step 1 and spectrumBounds returns
 // lo = hi = c, exact, while λ₁ = −a and ‖H‖₂ = a: operatorNorm would set nrm2 = c,
 // lam1 = c, nrm2Exact (η, the forced rows' shortcut c = ρ·√(‖M‖₂² + ¼max(0, −λ₁)²)
-// without its failure probability, and the block bound rest on them). Expected to FAIL
-// on main 61e6a67 (a reproduction for the lead; an Escape-level false certificate
-// through forcedCostsCoords was tried at d = 50 and not reached in the time).
+// without its failure probability, and the block bound rest on them). It failed on
+// main 61e6a67 at d = 5, 50, 400 (an Escape-level false certificate through
+// forcedCostsCoords was tried at d = 50 and not reached); it passes since spectrumBounds
+// charges a breakdown and restarts from the generator's next draw (spectrum.go).
 func TestReview4SpectrumBoundsBreakdownAdversary(t *testing.T) {
 	for _, d := range []int{5, 50, 400} {
 		a, c := 50.0, 0.5
-		z := krylovStart(newRand(uint64(d)), d)
+		rng := newRand(uint64(d))
+		z := krylovStart(rng, d)
 		w := make([]float64, d)
 		w[0] = 1
 		for range 2 {
@@ -93,7 +95,7 @@ func TestReview4SpectrumBoundsBreakdownAdversary(t *testing.T) {
 				dst[j] = c*y[j] - t*w[j]
 			}
 		}, proj: func([]float64) {}, m: d, err: func() error { return nil }}
-		lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps)
+		lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps, rng)
 		if lo > -a+1e-9 || math.Max(-lo, hi) < a-1e-9 {
 			t.Errorf("d %d: spectrumBounds lo %g hi %g exact %v, while λ₁ = %g and ‖H‖₂ = %g", d, lo, hi, exact, -a, a)
 		}
