@@ -62,7 +62,8 @@ const (
 //
 //	‖z′‖² = ‖z‖² + 2tᵢ z·dᵢ + tᵢ²‖dᵢ‖² ≤ ‖z‖² − tᵢ²(G⁻¹)ᵢᵢ ≤ ‖z‖²,
 //
-// and ‖z‖² ≥ ‖U_Eᵀz‖² = tᵀG⁻¹t ≥ Σₖ(G⁻¹)ₖₖtₖ² gives Σₖ tₖ²‖dₖ‖² ≤ ρ². z′ lies in S_w: row i
+// and ‖z‖² ≥ ‖U_Eᵀz‖² = tᵀG⁻¹t (which gives Σₖ tₖ²‖dₖ‖² ≤ ρ² only where G⁻¹ ≥ 0 entrywise on
+// all of E, not by (a) alone: forcedCosts). z′ lies in S_w: row i
 // becomes active, the other rows of E keep their slacks, the equalities hold (dᵢ ∈ N), a
 // near row l ∉ E gains tᵢ·âₗ·dᵢ ≤ 0 by (b) (or holds on all of D, or follows its parallel
 // row of E), rows farther than r + 2p from x hold on D (2p ≤ ½·nearMargin·r), and a row
