@@ -27,12 +27,7 @@ func TestLam1BoundBreakdownAdversary(t *testing.T) {
 			w[int(seed)%d] = 1
 			axpy(w, -z[int(seed)%d]/dot(z, z), z)
 			scale(w, 1/norm(w))
-			op := faceOp{mul: func(dst, y []float64) {
-				t := (c + a) * dot(w, y)
-				for j := range dst {
-					dst[j] = c*y[j] - t*w[j]
-				}
-			}, proj: func([]float64) {}, m: d, err: func() error { return nil }}
+			op := hiddenEigenOp(w, a, c)
 			g := make([]float64, d)
 			delta := 0.01
 			for name, backend := range map[string]func(context.Context, faceOp, []float64, float64, float64, float64, float64, *rand.Rand) krylovResult{
@@ -56,4 +51,16 @@ func TestLam1BoundBreakdownAdversary(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hiddenEigenOp is the breakdown adversaries' operator H = cI − (c + a)wwᵀ on ℝᵈ (w a unit
+// vector, d = len(w)): a start orthogonal to w breaks down at step 1 with θ = c, while
+// λ₁ = −a.
+func hiddenEigenOp(w []float64, a, c float64) faceOp {
+	return faceOp{mul: func(dst, y []float64) {
+		t := (c + a) * dot(w, y)
+		for j := range dst {
+			dst[j] = c*y[j] - t*w[j]
+		}
+	}, proj: func([]float64) {}, m: len(w), err: func() error { return nil }}
 }

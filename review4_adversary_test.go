@@ -38,12 +38,7 @@ func TestReview4BreakdownAdversaryTwoDraws(t *testing.T) {
 				axpy(w, -dot(w, z2), z2)
 			}
 			scale(w, 1/norm(w))
-			op := faceOp{mul: func(dst, y []float64) {
-				t := (c + a) * dot(w, y)
-				for j := range dst {
-					dst[j] = c*y[j] - t*w[j]
-				}
-			}, proj: func([]float64) {}, m: d, err: func() error { return nil }}
+			op := hiddenEigenOp(w, a, c)
 			g := make([]float64, d)
 			delta := 0.01
 			trueMin := -0.5 * a * rs * rs
@@ -89,12 +84,7 @@ func TestReview4SpectrumBoundsBreakdownAdversary(t *testing.T) {
 			axpy(w, -dot(w, z)/dot(z, z), z)
 		}
 		scale(w, 1/norm(w))
-		op := faceOp{mul: func(dst, y []float64) {
-			t := (c + a) * dot(w, y)
-			for j := range dst {
-				dst[j] = c*y[j] - t*w[j]
-			}
-		}, proj: func([]float64) {}, m: d, err: func() error { return nil }}
+		op := hiddenEigenOp(w, a, c)
 		lo, hi, exact := spectrumBounds(op, z, spectrumMaxSteps, rng)
 		if lo > -a+1e-9 || math.Max(-lo, hi) < a-1e-9 {
 			t.Errorf("d %d: spectrumBounds lo %g hi %g exact %v, while λ₁ = %g and ‖H‖₂ = %g", d, lo, hi, exact, -a, a)

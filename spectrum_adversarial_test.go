@@ -28,12 +28,7 @@ func TestSpectrumBoundsBreakdownAdversary(t *testing.T) {
 				w[int(seed)%d] = 1
 				axpy(w, -z[int(seed)%d]/dot(z, z), z)
 				scale(w, 1/norm(w))
-				op := faceOp{mul: func(dst, y []float64) {
-					t := (c + a) * dot(w, y)
-					for j := range dst {
-						dst[j] = c*y[j] - t*w[j]
-					}
-				}, proj: func([]float64) {}, m: d, err: func() error { return nil }}
+				op := hiddenEigenOp(w, a, c)
 				for name, f := range map[string]func(faceOp, []float64, int, *rand.Rand) (float64, float64, bool){
 					"full": spectrumBounds, "plain": spectrumBoundsPlain} {
 					lo, hi, exact := f(op, z, spectrumMaxSteps, newRand(seed+1000))
