@@ -58,7 +58,13 @@ func mfEscape(in *bruteforce.Instance, s Settings, prep func(*Optimizer)) *Escap
 // started from that rounding, off the face, so that both candidates of the face left it
 // (rejected) while the face counted as examined exactly: Confidence 1, with or without
 // pruning, on main edc2e99 … b47d31c (faceStart's doc comment). Both copies, both walks.
-func TestMatrixFreeZeroRateTransfer(t *testing.T) {
+func TestMatrixFreeZeroRateTransfer(t *testing.T) { zeroRateTransferMoves(t, func(*Optimizer) {}) }
+
+// zeroRateTransferMoves checks that the escape with the test switches set finds a move and
+// certifies nothing at instance 684 of stream 1914 (a zero-rate transfer of negative
+// curvature at a simplex vertex, 4.5δ below), both copies, pruned and unpruned.
+func zeroRateTransferMoves(t *testing.T, set func(*Optimizer)) {
+	t.Helper()
 	ins, ss, _ := mfInstances(1914, 684)
 	for k, in := range ins {
 		truth := bruteforce.Min(in.Problem()).Value
@@ -66,7 +72,7 @@ func TestMatrixFreeZeroRateTransfer(t *testing.T) {
 			t.Fatalf("copy %d: the exhaustive minimum %g is not below −2δ = %g: the instance changed", k, truth, -2*ss[k].Delta)
 		}
 		for _, noPrune := range []bool{false, true} {
-			res := mfEscape(in, ss[k], func(o *Optimizer) { o.setNoPrune(noPrune) })
+			res := mfEscape(in, ss[k], func(o *Optimizer) { set(o); o.setNoPrune(noPrune) })
 			if res == nil {
 				t.Fatalf("copy %d: x refused", k)
 			}

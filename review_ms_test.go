@@ -376,17 +376,7 @@ func maxAbs(Q [][]float64) float64 {
 // −δ/2, no complete walk without a move where it is below −δ. 24 instances (8 under
 // -short); REVIEW_N and REVIEW_SEED for longer runs by hand.
 func TestReviewMotzkinStraus(t *testing.T) {
-	n := 16
-	if testing.Short() {
-		n = 8
-	}
-	if v, err := strconv.Atoi(os.Getenv("REVIEW_N")); err == nil {
-		n = v
-	}
-	seed := uint64(77)
-	if v, err := strconv.Atoi(os.Getenv("REVIEW_SEED")); err == nil {
-		seed = uint64(v)
-	}
+	n, seed := reviewSize(16, 8, 77)
 	tally := map[string]*msTally{}
 	for i := range n {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)))
@@ -429,17 +419,7 @@ func TestReviewMotzkinStraus(t *testing.T) {
 // planted structures and translated/rescaled copies; once with no row forced and once
 // after holdForcedRows (then the bound may exceed the minimum only by forcedErr).
 func TestReviewMotzkinStrausBars(t *testing.T) {
-	n := 60
-	if testing.Short() {
-		n = 30
-	}
-	if v, err := strconv.Atoi(os.Getenv("REVIEW_N")); err == nil {
-		n = v
-	}
-	seed := uint64(79)
-	if v, err := strconv.Atoi(os.Getenv("REVIEW_SEED")); err == nil {
-		seed = uint64(v)
-	}
+	n, seed := reviewSize(60, 30, 79)
 	bounds := []struct {
 		name string
 		f    func(w *walk) float64
@@ -519,4 +499,19 @@ func msNudge(rng *rand.Rand, in *bruteforce.Instance, k int) {
 			in.G[a] += in.Q[a][b] * in.X[b]
 		}
 	}
+}
+
+// reviewSize returns the instance count (short under -short) and the seed of a review
+// sweep, or REVIEW_N and REVIEW_SEED where set, for longer runs by hand.
+func reviewSize(n, short int, seed uint64) (int, uint64) {
+	if testing.Short() {
+		n = short
+	}
+	if v, err := strconv.Atoi(os.Getenv("REVIEW_N")); err == nil {
+		n = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("REVIEW_SEED")); err == nil {
+		seed = uint64(v)
+	}
+	return n, seed
 }

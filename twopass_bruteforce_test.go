@@ -20,22 +20,7 @@ func twoPassOnly(o *Optimizer) {
 // backend certified falsely before faceStart. The two-pass backend starts its runs by the
 // same faceStart (lanczosStepper.start); here it must find the transfer's move, pruned
 // and unpruned, both copies.
-func TestTwoPassZeroRateTransfer(t *testing.T) {
-	ins, ss, _ := mfInstances(1914, 684)
-	for k, in := range ins {
-		truth := bruteforce.Min(in.Problem()).Value
-		for _, noPrune := range []bool{false, true} {
-			res := mfEscape(in, ss[k], func(o *Optimizer) { twoPassOnly(o); o.setNoPrune(noPrune) })
-			if res == nil {
-				t.Fatalf("copy %d: x refused", k)
-			}
-			if res.Certified || !res.Found {
-				t.Errorf("copy %d (no pruning %v): certified %v (confidence %g), found %v; exhaustive minimum %.6g = %.3gδ",
-					k, noPrune, res.Certified, res.Confidence, res.Found, truth, truth/ss[k].Delta)
-			}
-		}
-	}
-}
+func TestTwoPassZeroRateTransfer(t *testing.T) { zeroRateTransferMoves(t, twoPassOnly) }
 
 // TestTwoPassSweepAgainstBruteForce is TestMatrixFreeSweepAgainstBruteForce with every
 // face on the two-pass backend (twoPassOnly): the same instances (stream 7: every family,
