@@ -117,7 +117,10 @@ func (o *Optimizer) checkPoint(x []float64, what string) error {
 // rise (purify); each such move adds a row to the active set and is followed by an
 // escape, not by the descent phase, so at most k happen between two moving escapes, and
 // the run ends only at a certified point that admits none, or back at the last certified
-// point when it would end undecided right after a move. When the model promises a
+// point when it would end undecided right after a move. Where an escape cannot decide within
+// MaxSubsets, the same kind of move (a flat move, unless Settings.NoFlatMoves) takes x to
+// a wall where f does not rise and the run escapes again there; when no escape after
+// such moves moves or certifies, the run returns to the undecided point. When the model promises a
 // decrease that f does not deliver, Minimize halves the radius and retries (at most 10
 // times, Stats.RadiusHalvings); Result.Radius is the r of the certificate. A run is
 // deterministic: the same Settings (Seed included) give bit-identical Results.

@@ -44,6 +44,8 @@ func (rn *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
 		status = StatusOracleFailure
 	case rn.undo != nil && status != StatusCertified && status != StatusCanceled && status != StatusCallback:
 		status = rn.restoreCertified()
+	case rn.flatFrom != nil && status != StatusCertified && status != StatusCanceled && status != StatusCallback:
+		rn.restoreFlatFrom()
 	}
 	res, ferr := rn.result(status)
 	if err == nil && ferr != nil { // f failed at the last point: an oracle failure too
@@ -65,9 +67,10 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 		if rn.s.MaxGradEvals > 0 && st.GradEvals >= rn.s.MaxGradEvals {
 			return StatusEvalLimit, nil
 		}
-		// Right after a purification the escape comes first: the move may have raised f
-		// by purifySlack·δ, a descent could take it back, and the two would cycle.
-		if !rn.s.EscapesOnly && rn.undo == nil {
+		// Right after a purification or a flat move the escape comes first: the move may
+		// have raised f by purifySlack·δ, a descent could take it back, and the two would
+		// cycle.
+		if !rn.s.EscapesOnly && rn.undo == nil && rn.flatFrom == nil {
 			descend := rn.descend
 			if rn.ev.sto != nil {
 				descend = rn.stochDescend
@@ -180,7 +183,7 @@ func (rn *run) recordEscape(e *EscapeResult) {
 	}
 	rn.kkt = &kktPoint{x: rn.x, active: e.Active, residual: e.KKTResidual, certR: e.CertifiedRadius, conf: e.Confidence, vacuous: e.Vacuous}
 	if e.Found {
-		rn.undo = nil
+		rn.undo, rn.flatFrom = nil, nil
 		st.Cases[e.Case]++
 		rn.x = e.X
 		rn.dec += e.Decrease
@@ -204,7 +207,7 @@ func (rn *run) afterEscape(ctx context.Context, e *EscapeResult) (status Status,
 	case e.NumericalFailure:
 		return StatusNumericalFailure, true, nil
 	case !e.Complete:
-		return StatusSubsetLimit, true, nil
+		return rn.flatMoveOrEnd(ctx, e)
 	case e.Method == MethodCorner:
 		return StatusCornerNoMove, true, nil
 	case rn.r/2 >= rn.s.Radius*minRadiusFraction:
@@ -227,6 +230,7 @@ func (rn *run) afterEscape(ctx context.Context, e *EscapeResult) (status Status,
 // cheap and lets Purify's undo return to the search's best point.
 func (rn *run) afterCertificate(ctx context.Context, e *EscapeResult) (Status, bool, error) {
 	rn.confidence = e.Confidence
+	rn.flatFrom = nil // certified here: no undecided point to return to
 	if rn.searching() && rn.searchStep(e) {
 		return 0, false, nil
 	}
@@ -282,6 +286,59 @@ func (rn *run) purifyStep(ctx context.Context) (moved bool, err error) {
 	rn.ev.stats.Purifications++
 	rn.report(EventPurification, rn.x, rn.dec, nil)
 	return true, nil
+}
+
+// flatMoveOrEnd follows an escape e that hit MaxSubsets at the run's point x: a flat
+// move (another round), or the end, StatusSubsetLimit.
+//
+// The move is Purify's (purify.go): within the face of the rows active at x, along an
+// eigenvector of the face Hessian, to the first row outside them, accepted when f rises
+// by at most purifySlack·δ, measured. It is made only where the escape cannot decide,
+// and only outside Purify's own moves (rn.undo == nil, which keeps their undo) and the
+// deeper search's restarts (an undecided restart is abandoned for the next). Why it
+// helps: the walk's root bounds (cone.go, cap.go) hold every row whose slack at x is
+// below coneSlack·r and leave the others to the 2^m walk, so a row at a small positive
+// slack — x on a flat segment of f a little inside a wall, as between two maximum cliques
+// of a Motzkin–Straus program — can defeat them all; at the wall the row is active with
+// a zero multiplier, which the cone test decides.
+//
+// Termination: the move keeps every row active at x active (s lies in the face) and makes
+// one more active (purify's ratio test), so the face's dimension drops with each move; the
+// descent phase does not run between them (loop), so at most d flat moves follow one
+// another, the last at a vertex, where purify finds none. f rises by at most purifySlack·δ
+// per move, d·10⁻⁶·δ in all, before an escape moves (lowering f by more than δ/3) or the
+// run ends. Return: the first flat move records x in rn.flatFrom; an escape that moves or
+// certifies clears it, and a run that ends otherwise returns there (minimize): flat moves
+// only ever replace an undecided end by a move or a certificate. A budget, the context or
+// an oracle returning NaN or Inf while moving is no error: the end stands.
+func (rn *run) flatMoveOrEnd(ctx context.Context, e *EscapeResult) (Status, bool, error) {
+	if rn.s.NoFlatMoves || rn.undo != nil || rn.restarting() || rn.ev.sto != nil || e.Method == MethodCorner {
+		return StatusSubsetLimit, true, nil
+	}
+	xp, moved, dec, err := rn.purify(ctx, rn.x)
+	var nf *NonFiniteError
+	if err != nil && !errors.Is(err, errGradBudget) && !errors.Is(err, errCanceled) && !errors.As(err, &nf) {
+		return 0, true, err
+	}
+	if !moved {
+		return StatusSubsetLimit, true, nil
+	}
+	if rn.flatFrom == nil {
+		rn.flatFrom = &certifiedPoint{x: rn.x, decrease: rn.dec, radius: rn.r, kkt: rn.kkt}
+	}
+	rn.x = xp
+	rn.dec += dec
+	rn.ev.stats.FlatMoves++
+	rn.report(EventFlatMove, rn.x, rn.dec, nil)
+	return 0, false, nil
+}
+
+// restoreFlatFrom returns the run to the undecided point the flat moves left: X, the
+// decrease, the radius and the escape's report there (its CertifiedRadius).
+func (rn *run) restoreFlatFrom() {
+	c := rn.flatFrom
+	rn.x, rn.dec, rn.r, rn.kkt, rn.flatFrom = c.x, c.decrease, c.radius, c.kkt, nil
+	rn.ev.stats.FlatMovesUndone++
 }
 
 // result returns Minimize's Result at the run's point with the given status, and the

@@ -16,9 +16,10 @@ const (
 	EventPurification                  // Purify moved a certified point to a wall
 	EventRadiusHalved                  // the model promised a decrease f did not deliver: r was halved
 	EventRestart                       // Settings.Search restarted from a point away from the best certified one
+	EventFlatMove                      // an escape could not decide: x moved to a wall where f does not rise (Settings.NoFlatMoves)
 )
 
-var eventNames = [...]string{"", "descent", "escape", "purify", "halve r", "restart"}
+var eventNames = [...]string{"", "descent", "escape", "purify", "halve r", "restart", "flat move"}
 
 // String names the event.
 func (e Event) String() string {

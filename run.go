@@ -23,6 +23,7 @@ type run struct {
 	dec        float64         // f(x0) − f(x)
 	confidence float64         // the certificate's, once one ends the run
 	undo       *certifiedPoint // the certified point Purify moved away from, until an escape moves
+	flatFrom   *certifiedPoint // the undecided point the flat moves left, until an escape moves or certifies
 	kkt        *kktPoint       // the active set and multipliers the last escape found at its point
 	search     *searchState    // Settings.Search's state, once a certificate started it
 	batch      int             // the stochastic descent's batch size, kept across its phases
@@ -118,9 +119,10 @@ func (rn *run) report(e Event, x []float64, dec float64, esc *EscapeResult) {
 	rn.s.Progress(Progress{Event: e, X: x, Decrease: dec, Radius: rn.r, Escape: esc, Stats: st})
 }
 
-// certifiedPoint is a certified iterate Purify moved away from, with the run's decrease
-// and the certificate's confidence and radius there. Minimize restores it when the run
-// ends, undecided, before moving on from the purified point.
+// certifiedPoint is an iterate Minimize may return to, with the run's decrease and the
+// certificate's confidence and radius there: a certified one Purify moved away from, or
+// the undecided one the flat moves left (confidence 0). Minimize restores it when the
+// run ends, undecided, before moving on from the point it moved to.
 type certifiedPoint struct {
 	x                            []float64
 	decrease, confidence, radius float64

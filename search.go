@@ -216,7 +216,7 @@ func (rn *run) nextRestart() bool {
 		if sr.auto && !modelHolds(sr.model, sub(y, sr.best.x), dec, rn.s.Delta) {
 			break // f is not the quadratic its model at x* says: the default search ends
 		}
-		rn.x, rn.dec, rn.r, rn.undo = y, sr.best.decrease+dec, rn.s.Radius, nil
+		rn.x, rn.dec, rn.r, rn.undo, rn.flatFrom = y, sr.best.decrease+dec, rn.s.Radius, nil, nil
 		st.Restarts++
 		rn.report(EventRestart, rn.x, rn.dec, nil)
 		return true
@@ -242,7 +242,7 @@ func (rn *run) restoreBest() { rn.restore(rn.search.best) }
 func (rn *run) restoreCert() { rn.restore(rn.search.cert) }
 
 func (rn *run) restore(b *certifiedPoint) {
-	rn.x, rn.dec, rn.confidence, rn.r, rn.kkt, rn.undo = b.x, b.decrease, b.confidence, b.radius, b.kkt, nil
+	rn.x, rn.dec, rn.confidence, rn.r, rn.kkt, rn.undo, rn.flatFrom = b.x, b.decrease, b.confidence, b.radius, b.kkt, nil, nil
 }
 
 // restartPoint returns the restart point of rung k from x (Settings.Search.Rungs):

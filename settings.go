@@ -79,6 +79,20 @@ type Settings struct {
 	// one escape. Ignored for a stochastic oracle. Default false.
 	Purify bool
 
+	// NoFlatMoves turns off Minimize's flat moves. By default, where an escape ends
+	// undecided at MaxSubsets with exact oracles, Minimize moves x within the face of its
+	// active rows to a wall along a direction where f does not rise (Purify's move: f rises
+	// by at most 1e-6·δ), which makes another row active — typically a near row whose small
+	// slack is what the walk could not decide — and escapes again there, without the
+	// descent phase in between. Each move lowers the face's dimension, so at most d
+	// follow one another. When an escape after them moves, the run goes on from there;
+	// when one certifies, the run is certified there; when none decides, Minimize returns
+	// to the point the first flat move left, with its own CertifiedRadius: flat moves never
+	// make a run end at a worse point or with a weaker report. Stats.FlatMoves counts them.
+	// Not made on the deeper search's restarts (SearchSettings), whose undecided ends are
+	// abandoned; ignored for a stochastic oracle and on the corner path (MethodCorner).
+	NoFlatMoves bool
+
 	// Search asks for better points than the nearest δ-SOSP (see SearchSettings). Default:
 	// none.
 	Search SearchSettings

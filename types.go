@@ -319,6 +319,10 @@ type Stats struct {
 	// taken back because the escape after them could not decide (MaxSubsets, or
 	// rounding), X being then the point certified before the move.
 	Purifications, PurificationsUndone int
+	// FlatMoves counts the moves made where an escape could not decide (see
+	// Settings.NoFlatMoves); FlatMovesUndone the runs that went back to the undecided
+	// point because no escape after them decided either.
+	FlatMoves, FlatMovesUndone int
 	// Restarts counts the restarts of Settings.Search, and RestartsImproved those that led
 	// to a lower x* (certified once the search is over).
 	Restarts, RestartsImproved int
