@@ -444,10 +444,14 @@ func (cs *coneSchur) denseSchur(w *walk, fr *coneFrame, MU [][]float64, tau floa
 		}
 		V := mat.NewDense(k, m, nil) // H_ua·X
 		col := make([]float64, k)
+		W := make([][]float64, m) // Oᵀ(MU)ₗ, once per row: O(m·d·t), not O(m²·d·t)
+		for l := range m {
+			W[l] = sp.coords(MU[l])
+		}
 		for j := range m {
 			clear(col)
 			for l := j; l < m; l++ {
-				axpy(col, fr.X[l][j], sp.coords(MU[l]))
+				axpy(col, fr.X[l][j], W[l])
 			}
 			V.SetCol(j, col)
 			cs.h[j] = norm(col)
