@@ -386,6 +386,12 @@ func capEntryRounding(G [][]float64, fr *capFrame) float64 {
 // cones so made cover the orthant; sᵀGs ≥ 0 on each when VᵀGV (V its generators, ρ in
 // the place of e_j*) is copositive. The Gram matrices are computed in floating point:
 // capBound's rounding charges them.
+//
+// Two shortcuts come first (their docs prove them): capDiagonalBound proves G copositive
+// where its t-block's off-diagonal entries are nonnegative, as on a box, and capNegative
+// returns a direction s ≥ 0 with sᵀGs negative beyond what clearTiny and rounding could
+// clear, where the full test would fail too (the zero Hessian on a box: f = Σx, where it
+// proved six of the seven cones, 2–3 ms each, before the seventh failed).
 func capCopositive(G [][]float64, sigma []float64, minSlack, zeta float64) (ok bool, neg []float64) {
 	m := len(sigma)
 	rho := make([]float64, m+1)
@@ -396,11 +402,25 @@ func capCopositive(G [][]float64, sigma []float64, minSlack, zeta float64) (ok b
 			E = append(E, e)
 		}
 	}
+	if len(E) > 0 {
+		rho[m] = 1
+		E = append(E, m)
+	}
+	if capDiagonalBound(G) {
+		return true, nil
+	}
+	if s := capNegative(G, rho, E, zeta); s != nil {
+		return false, s
+	}
+	return capSplitCopositive(G, rho, E, zeta)
+}
+
+// capSplitCopositive is capCopositive's full test, the split at ρ (E empty: no split).
+func capSplitCopositive(G [][]float64, rho []float64, E []int, zeta float64) (ok bool, neg []float64) {
 	if len(E) == 0 {
 		return copositive(clearTiny(G, zeta), coneMaxSimplices)
 	}
-	rho[m] = 1
-	E = append(E, m)
+	m := len(G) - 1
 	Grho := make([]float64, m+1)
 	for i := range m + 1 {
 		for _, j := range E {
@@ -441,4 +461,176 @@ func clearTiny(S [][]float64, zeta float64) [][]float64 {
 		}
 	}
 	return S
+}
+
+// capQuickRound is the factor on the rounding bounds of capDiagonalBound and capNegative
+// (each a few ε per operation; the factor also covers their second-order terms).
+const capQuickRound = 8
+
+// capNegativeIters bounds capNegative's pairwise steps, per row of G.
+const capNegativeIters = 4
+
+// capDiagonalBound reports whether G ((m+1)×(m+1), λ last, G_tλ = G_λt) is proven
+// copositive by its diagonal: where every off-diagonal entry of the t-block is ≥ 0 and
+// every diagonal entry Gᵢᵢ ≥ 0, > 0 where gᵢ = G_iλ < 0, for t, λ ≥ 0
+//
+//	sᵀGs ≥ Σᵢ (Gᵢᵢtᵢ² + 2λgᵢtᵢ) + cλ² ≥ λ²·v,   v = c − Σ_{gᵢ<0} gᵢ²/Gᵢᵢ,   c = G_λλ,
+//
+// dropping the nonnegative products Gᵢⱼtᵢtⱼ and taking each parabola's minimum over
+// tᵢ ≥ 0 (0 where gᵢ ≥ 0, −λ²gᵢ²/Gᵢᵢ at tᵢ = −λgᵢ/Gᵢᵢ otherwise); so v ≥ 0 proves G
+// copositive. It is exact where the products vanish (a diagonal t-block: the zero Hessian
+// on a box), where v < 0 is refuted by capNegative's first candidate.
+//
+// Rounding: each uᵢ = gᵢ²/Gᵢᵢ is computed as (gᵢ/Gᵢᵢ)·gᵢ, off by at most (1 + ε/2)² − 1 ≤
+// 1.01ε relatively when uᵢ ≥ capTiny = 2⁻¹⁰⁰⁰ and finite (then gᵢ/Gᵢᵢ is a normal number
+// too: were it below 2⁻¹⁰²², uᵢ ≥ 2⁻¹⁰⁰⁰ would need |gᵢ| > 2²², so Gᵢᵢ > 2¹⁰⁴⁴); smaller
+// or infinite uᵢ leave G undecided here. The m subtractions from c are off by at most
+// γₘΣ|terms| (Higham, Accuracy and Stability of Numerical Algorithms, 2002, §4.2). So the
+// computed v is within (m + 3)ε·(c + Σuᵢ) of the exact one, and G is proven when it is at
+// least capQuickRound times that.
+func capDiagonalBound(G [][]float64) bool {
+	m := len(G) - 1
+	c := G[m][m]
+	if !(c >= 0) {
+		return false
+	}
+	v, sum := c, c
+	for i := range m {
+		for j := range m {
+			if !(G[i][j] >= 0) {
+				return false
+			}
+		}
+		g, a := G[i][m], G[i][i]
+		if g != G[m][i] {
+			return false
+		}
+		if g >= 0 {
+			continue
+		}
+		if !(a > 0) { // g < 0 (a NaN g failed above)
+			return false
+		}
+		u := g / a * g
+		if !(u >= capTiny) || math.IsInf(u, 1) {
+			return false
+		}
+		v -= u
+		sum += u
+	}
+	return v >= capQuickRound*float64(m+3)*eps*sum
+}
+
+// capTiny is the least uᵢ capDiagonalBound takes, far above the subnormal range.
+const capTiny = 0x1p-1000
+
+// capNegative returns s ≥ 0 with sᵀGs < 0 where it finds one that capCopositive's full
+// test could not prove copositive, else nil (which decides nothing). The candidates:
+// s⁰ = (t⁰, 1), t⁰ᵢ = max(0, −gᵢ/Gᵢᵢ) (capDiagonalBound's minimizer, exact for a
+// diagonal t-block), then, from s⁰/Σs⁰, at most capNegativeIters·(m + 1) pairwise steps
+// on the standard simplex (the gradient's least coordinate i gains, its largest on the
+// support j loses, by the exact minimum of the form along eᵢ − eⱼ; a local search, which
+// only chooses the candidate: capRefutes judges it).
+func capNegative(G [][]float64, rho []float64, E []int, zeta float64) []float64 {
+	k := len(G)
+	m := k - 1
+	s := make([]float64, k)
+	s[m] = 1
+	for i := range m {
+		if g, a := G[i][m], G[i][i]; g < 0 && a > 0 {
+			s[i] = -g / a
+		}
+	}
+	if allFinite(s) >= 0 {
+		return nil
+	}
+	if capRefutes(G, s, rho, E, zeta) {
+		return s
+	}
+	sum := 0.0
+	for _, v := range s {
+		sum += v
+	}
+	x := make([]float64, k)
+	for i, v := range s {
+		x[i] = v / sum
+	}
+	y := make([]float64, k) // ½(G + Gᵀ)x
+	for i := range k {
+		for j := range k {
+			y[i] += 0.5 * (G[i][j] + G[j][i]) * x[j]
+		}
+	}
+	for range capNegativeIters * k {
+		i, j := 0, -1
+		for l := range k {
+			if y[l] < y[i] {
+				i = l
+			}
+			if x[l] > 0 && (j < 0 || y[l] > y[j]) {
+				j = l
+			}
+		}
+		b := y[i] - y[j]
+		if !(b < 0) {
+			break
+		}
+		a := G[i][i] - G[i][j] - G[j][i] + G[j][j]
+		alpha := x[j]
+		if a > 0 && -b/a < alpha {
+			alpha = -b / a
+		}
+		x[i] += alpha
+		if alpha == x[j] {
+			x[j] = 0
+		} else {
+			x[j] -= alpha
+		}
+		for l := range k {
+			y[l] += alpha * 0.5 * (G[l][i] + G[i][l] - G[l][j] - G[j][l])
+		}
+	}
+	if allFinite(x) >= 0 || !capRefutes(G, x, rho, E, zeta) {
+		return nil
+	}
+	return x
+}
+
+// capRefutes reports whether s ≥ 0 has sᵀGs < −(2ζ(Σα)² + capQuickRound·(k + 2)²ε·Σ|Gᵢⱼ|sᵢsⱼ),
+// α the coordinates of s in the cone of capCopositive's split that holds it (α = s without
+// a split; else θ = min over j ∈ E of sⱼ/ρⱼ on ρ and s − θρ on the unit vectors, all ≥ 0).
+// The computed sᵀGs (k sums of k products, then one of k) is within (2k + 1)ε·Σ|Gᵢⱼ|sᵢsⱼ
+// of the exact one (Higham §3.1), so the exact value is negative and G is not copositive.
+// And the full test could not prove it either: with S the exact Gram matrix of that cone,
+// αᵀSα = sᵀGs, and clearTiny raises S's off-diagonal entries by at most ζ, so αᵀSα by at
+// most ζ(Σα)² (the factor 2 covers Σα's rounding): the cone's matrix the full test hands
+// to copositive is not copositive by more than the rounding of its Gram matrices and
+// bisections, which the (k + 2)² factor covers as capEntryRounding does.
+func capRefutes(G [][]float64, s, rho []float64, E []int, zeta float64) bool {
+	k := len(G)
+	q, aq, ss := 0.0, 0.0, 0.0
+	for i := range k {
+		if !(s[i] >= 0) {
+			return false
+		}
+		r, ar := 0.0, 0.0
+		for j := range k {
+			r += G[i][j] * s[j]
+			ar += math.Abs(G[i][j]) * s[j]
+		}
+		q += s[i] * r
+		aq += s[i] * ar
+		ss += s[i]
+	}
+	if len(E) > 0 {
+		theta := math.Inf(1)
+		for _, j := range E {
+			theta = math.Min(theta, s[j]/rho[j])
+		}
+		ss = theta
+		for i := range k {
+			ss += math.Max(0, s[i]-theta*rho[i])
+		}
+	}
+	return q < -(2*zeta*ss*ss + capQuickRound*float64((k+2)*(k+2))*eps*aq)
 }
