@@ -109,6 +109,7 @@ func (w *walk) capBound() float64 {
 	if !(avail > 0) {
 		return math.Inf(-1)
 	}
+	var tested [][]float64 // the last G tested, which the spendings often leave unchanged
 	for _, frac := range capTaus {
 		tau := frac * 2 * avail / (rs * rs)
 		cs, ok := w.coneCurvature(&fr.cone, tau)
@@ -122,6 +123,10 @@ func (w *walk) capBound() float64 {
 			}
 			m := len(G) - 1
 			G[m][m] -= capReserve*2*avail + capEntryRounding(G, fr)
+			if sameRows(G, tested) {
+				continue // capCopositive's answer is a function of G here
+			}
+			tested = cloneRows(G)
 			zeta := capReserve * 2 * avail / (float64(m+1) * (fr.tn*fr.tn + 2))
 			pos, _ := capCopositive(G, fr.sigma, coneSlack*rs, zeta)
 			if pos {
@@ -130,6 +135,20 @@ func (w *walk) capBound() float64 {
 		}
 	}
 	return math.Inf(-1)
+}
+
+// sameRows reports whether A and B are the same matrix, entry for entry.
+func sameRows(A, B [][]float64) bool {
+	return len(A) == len(B) && slices.EqualFunc(A, B, slices.Equal[[]float64])
+}
+
+// cloneRows returns a copy of A.
+func cloneRows(A [][]float64) [][]float64 {
+	B := make([][]float64, len(A))
+	for i, row := range A {
+		B[i] = slices.Clone(row)
+	}
+	return B
 }
 
 // newCapFrame chooses W (capBound), or returns nil when the section of the ball is a point
