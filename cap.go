@@ -570,6 +570,9 @@ func capNegative(G [][]float64, rho []float64, E []int, zeta float64) []float64 
 	for _, v := range s {
 		sum += v
 	}
+	if math.IsInf(sum, 1) {
+		return nil
+	}
 	x := make([]float64, k)
 	for i, v := range s {
 		x[i] = v / sum
@@ -589,6 +592,9 @@ func capNegative(G [][]float64, rho []float64, E []int, zeta float64) []float64 
 			if x[l] > 0 && (j < 0 || y[l] > y[j]) {
 				j = l
 			}
+		}
+		if j < 0 { // x underflowed to 0
+			break
 		}
 		b := y[i] - y[j]
 		if !(b < 0) {
