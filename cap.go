@@ -498,7 +498,7 @@ const capNegativeIters = 4
 // dropping the nonnegative products Gᵢⱼtᵢtⱼ and taking each parabola's minimum over
 // tᵢ ≥ 0 (0 where gᵢ ≥ 0, −λ²gᵢ²/Gᵢᵢ at tᵢ = −λgᵢ/Gᵢᵢ otherwise); so v ≥ 0 proves G
 // copositive. It is exact where the products vanish (a diagonal t-block: the zero Hessian
-// on a box), where v < 0 is refuted by capNegative's first candidate.
+// on a box), where a v < 0 beyond the rounding is refuted by capNegative's first candidate.
 //
 // Rounding: each uᵢ = gᵢ²/Gᵢᵢ is computed as (gᵢ/Gᵢᵢ)·gᵢ, off by at most (1 + ε/2)² − 1 ≤
 // 1.01ε relatively when uᵢ ≥ capTiny = 2⁻¹⁰⁰⁰ and finite (then gᵢ/Gᵢᵢ is a normal number
@@ -540,11 +540,13 @@ func capDiagonalBound(G [][]float64) bool {
 	return v >= capQuickRound*float64(m+3)*eps*sum
 }
 
-// capTiny is the least uᵢ capDiagonalBound takes, far above the subnormal range.
+// capTiny is the least uᵢ capDiagonalBound takes, far above the subnormal range, and
+// bounds what underflowed products move capRefutes' sᵀGs by.
 const capTiny = 0x1p-1000
 
 // capNegative returns s ≥ 0 with sᵀGs < 0 where it finds one that capCopositive's full
-// test could not prove copositive, else nil (which decides nothing). The candidates:
+// test could not prove copositive (capRefutes), else nil (which decides nothing). The
+// candidates:
 // s⁰ = (t⁰, 1), t⁰ᵢ = max(0, −gᵢ/Gᵢᵢ) (capDiagonalBound's minimizer, exact for a
 // diagonal t-block), then, from s⁰/Σs⁰, at most capNegativeIters·(m + 1) pairwise steps
 // on the standard simplex (the gradient's least coordinate i gains, its largest on the
@@ -621,16 +623,23 @@ func capNegative(G [][]float64, rho []float64, E []int, zeta float64) []float64 
 	return x
 }
 
-// capRefutes reports whether s ≥ 0 has sᵀGs < −(2ζ(Σα)² + capQuickRound·(k + 2)²ε·Σ|Gᵢⱼ|sᵢsⱼ),
+// capRefutes reports whether s ≥ 0 has
+//
+//	sᵀGs < −(2ζ(Σα)² + capQuickRound·(k + 2)²ε·Σ|Gᵢⱼ|sᵢsⱼ + capTiny),
+//
 // α the coordinates of s in the cone of capCopositive's split that holds it (α = s without
 // a split; else θ = min over j ∈ E of sⱼ/ρⱼ on ρ and s − θρ on the unit vectors, all ≥ 0).
-// The computed sᵀGs (k sums of k products, then one of k) is within (2k + 1)ε·Σ|Gᵢⱼ|sᵢsⱼ
-// of the exact one (Higham §3.1), so the exact value is negative and G is not copositive.
-// And the full test could not prove it either: with S the exact Gram matrix of that cone,
-// αᵀSα = sᵀGs, and clearTiny raises S's off-diagonal entries by at most ζ, so αᵀSα by at
-// most ζ(Σα)² (the factor 2 covers Σα's rounding): the cone's matrix the full test hands
-// to copositive is not copositive by more than the rounding of its Gram matrices and
-// bisections, which the (k + 2)² factor covers as capEntryRounding does.
+// Not copositive: the computed sᵀGs (k sums of k products, then one of k) is within
+// (2k + 1)ε·Σ|Gᵢⱼ|sᵢsⱼ of the exact one (Higham, §3.1), plus at most (k² + k)·2⁻¹⁰⁷⁵ <
+// capTiny for products that underflow, so the exact value is negative. (A refutation only
+// forgoes the bound: capBound prunes nothing on it.) Nor would the full test prove G: with
+// S the exact Gram matrix of that cone, αᵀSα = sᵀGs, and clearTiny raises S's off-diagonal
+// entries by at most ζ, so αᵀSα by at most ζ(Σα)² (the factor 2 covers Σα's rounding); the
+// matrix the full test hands to copositive is then not copositive by more than the rounding
+// of its Gram matrices and bisections (a few ε per entry and level), which the margin,
+// (k + 2)²/(2k + 1) times the evaluation's and more, is to exceed. TestCapQuickArrow,
+// TestCapQuickBoundary and TestCapNegativeClearTiny check that the full test never proves
+// what capNegative refutes.
 func capRefutes(G [][]float64, s, rho []float64, E []int, zeta float64) bool {
 	k := len(G)
 	q, aq, ss := 0.0, 0.0, 0.0
@@ -657,5 +666,5 @@ func capRefutes(G [][]float64, s, rho []float64, E []int, zeta float64) bool {
 			ss += math.Max(0, s[i]-theta*rho[i])
 		}
 	}
-	return q < -(2*zeta*ss*ss + capQuickRound*float64((k+2)*(k+2))*eps*aq)
+	return q < -(2*zeta*ss*ss + capQuickRound*float64((k+2)*(k+2))*eps*aq + capTiny)
 }
