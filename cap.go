@@ -546,9 +546,8 @@ const capTiny = 0x1p-1000
 
 // capNegative returns s ≥ 0 with sᵀGs < 0 where it finds one that capCopositive's full
 // test could not prove copositive (capRefutes), else nil (which decides nothing). The
-// candidates:
-// s⁰ = (t⁰, 1), t⁰ᵢ = max(0, −gᵢ/Gᵢᵢ) (capDiagonalBound's minimizer, exact for a
-// diagonal t-block), then, from s⁰/Σs⁰, at most capNegativeIters·(m + 1) pairwise steps
+// candidates: s⁰ = (t⁰, 1), t⁰ᵢ = max(0, −gᵢ/Gᵢᵢ) (capDiagonalBound's minimizer, exact
+// for a diagonal t-block), then, from s⁰/Σs⁰, at most capNegativeIters·(m + 1) pairwise steps
 // on the standard simplex (the gradient's least coordinate i gains, its largest on the
 // support j loses, by the exact minimum of the form along eᵢ − eⱼ; a local search, which
 // only chooses the candidate: capRefutes judges it).
