@@ -565,9 +565,15 @@ func coneRounding(d int, hn, kappa2, nc, nr float64) float64 {
 // neg. Otherwise the edge (vᵢ, vⱼ) with the most negative Gᵢⱼ is bisected at
 // w = (vᵢ + vⱼ)/2: cone(V) is the union of the cones with vⱼ and with vᵢ replaced by w,
 // whose Gram matrices follow from G in O(m) (wᵀCvₖ = (Gᵢₖ + Gⱼₖ)/2). Every cone of the
-// partition is proven, or the test is undecided.
+// partition is proven, or the test is undecided; so is a C with an entry not finite (its
+// callers build C from a finite model, but a NaN would pass every comparison above).
 func copositive(C [][]float64, maxSimplices int) (ok bool, neg []float64) {
 	m := len(C)
+	for _, row := range C {
+		if allFinite(row) >= 0 {
+			return false, nil
+		}
+	}
 	for i := range m {
 		if C[i][i] < 0 {
 			neg = make([]float64, m)

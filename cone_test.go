@@ -235,3 +235,17 @@ func TestConeCandidate(t *testing.T) {
 		t.Errorf("candidate %v with model value %g (keep %g)", h, q, w.pool.keep)
 	}
 }
+
+// TestCopositiveNotFinite: a C with a NaN or an infinite entry is never proven copositive
+// (a NaN diagonal entry passed the Cᵢᵢ < 0 check and every later comparison).
+func TestCopositiveNotFinite(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		for _, at := range [][2]int{{0, 0}, {0, 1}, {1, 1}} {
+			C := [][]float64{{1, 0.5}, {0.5, 1}}
+			C[at[0]][at[1]], C[at[1]][at[0]] = v, v
+			if ok, _ := copositive(C, 100); ok {
+				t.Errorf("C = %v proven copositive", C)
+			}
+		}
+	}
+}
