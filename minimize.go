@@ -45,7 +45,7 @@ func (rn *run) minimize(ctx context.Context, x0 []float64) (*Result, error) {
 	case rn.undo != nil && status != StatusCertified && status != StatusCanceled && status != StatusCallback:
 		status = rn.restoreCertified()
 	case rn.flatFrom != nil && status != StatusCertified && status != StatusCanceled && status != StatusCallback:
-		rn.restoreFlatFrom()
+		status = rn.restoreFlatFrom(status)
 	}
 	res, ferr := rn.result(status)
 	if err == nil && ferr != nil { // f failed at the last point: an oracle failure too
@@ -108,8 +108,11 @@ func (rn *run) loop(ctx context.Context) (Status, error) {
 		switch {
 		case err == nil && e.EvalLimit:
 			return StatusEvalLimit, nil // the escape was cut short: no move, no certificate
-		case rn.undo != nil && errors.As(err, &nf):
-			return StatusNumericalFailure, nil // an oracle failed at the purified point
+		case (rn.undo != nil || rn.flatFrom != nil) && errors.As(err, &nf):
+			// An oracle failed at the purified or flat-moved point, a wall where f is
+			// finite (ev.decrease measured it) but Grad or Hess need not be, as for
+			// x·log x at 0: the run returns to the point before the move (minimize).
+			return StatusNumericalFailure, nil
 		case rn.restarting() && errors.As(err, &nf):
 			if status, done, err := rn.abandonRestart(ctx); done || err != nil {
 				return status, err
@@ -333,12 +336,20 @@ func (rn *run) flatMoveOrEnd(ctx context.Context, e *EscapeResult) (Status, bool
 	return 0, false, nil
 }
 
-// restoreFlatFrom returns the run to the undecided point the flat moves left: X, the
-// decrease, the radius and the escape's report there (its CertifiedRadius).
-func (rn *run) restoreFlatFrom() {
+// restoreFlatFrom returns the run, which ended with status after flat moves, to the
+// undecided point they left: X, the decrease, the radius and the escape's report there
+// (its CertifiedRadius). It returns the status of the Result there: a budget's stands
+// (more of it would let the escapes after the moves decide); an undecided end at the
+// moved point (MaxSubsets, rounding or an oracle failing there, the model's mismatch)
+// becomes X's own, StatusSubsetLimit.
+func (rn *run) restoreFlatFrom(status Status) Status {
 	c := rn.flatFrom
 	rn.x, rn.dec, rn.r, rn.kkt, rn.flatFrom = c.x, c.decrease, c.radius, c.kkt, nil
 	rn.ev.stats.FlatMovesUndone++
+	if status.undecided() {
+		return StatusSubsetLimit
+	}
+	return status
 }
 
 // result returns Minimize's Result at the run's point with the given status, and the
