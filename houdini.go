@@ -112,7 +112,8 @@ func (o *Optimizer) checkPoint(x []float64, what string) error {
 
 // Minimize repeats Escape from the feasible point x0 until an escape certifies a δ-SOSP
 // or a limit is reached, and returns the last point. Every move is feasible and lowers f
-// by more than δ/3, so at most (f(x0) − inf f)/(δ/3) escapes are made. With
+// by more than δ/3, so at most (f(x0) − inf f)/(δ/3) escapes move (the others certify,
+// or are followed by a halved radius, a purification or a flat move below). With
 // Settings.Purify a certified point is also moved to a wall of its face where f does not
 // rise (purify); each such move adds a row to the active set and is followed by an
 // escape, not by the descent phase, so at most k happen between two moving escapes, and
@@ -120,7 +121,8 @@ func (o *Optimizer) checkPoint(x []float64, what string) error {
 // point when it would end undecided right after a move. Where an escape cannot decide within
 // MaxSubsets, the same kind of move (a flat move, unless Settings.NoFlatMoves) takes x to
 // a wall where f does not rise and the run escapes again there; when no escape after
-// such moves moves or certifies, the run returns to the undecided point. When the model promises a
+// such moves moves or certifies, the run returns to the undecided point (unless the
+// context or the callback stops it first). When the model promises a
 // decrease that f does not deliver, Minimize halves the radius and retries (at most 10
 // times, Stats.RadiusHalvings); Result.Radius is the r of the certificate. A run is
 // deterministic: the same Settings (Seed included) give bit-identical Results.

@@ -311,9 +311,11 @@ func (rn *run) purifyStep(ctx context.Context) (moved bool, err error) {
 // another, the last at a vertex, where purify finds none. f rises by at most purifySlack·δ
 // per move, d·10⁻⁶·δ in all, before an escape moves (lowering f by more than δ/3) or the
 // run ends. Return: the first flat move records x in rn.flatFrom; an escape that moves or
-// certifies clears it, and a run that ends otherwise returns there (minimize): flat moves
-// only ever replace an undecided end by a move or a certificate. A budget, the context or
-// an oracle returning NaN or Inf while moving is no error: the end stands.
+// certifies clears it, and a run that ends otherwise, but for the context and the
+// callback, returns there (minimize, restoreFlatFrom; an oracle returning NaN or Inf at
+// the moved point included, loop): flat moves only ever replace an undecided end by a
+// move or a certificate. A budget, the context or an oracle returning NaN or Inf while
+// moving is no error: the end stands.
 func (rn *run) flatMoveOrEnd(ctx context.Context, e *EscapeResult) (Status, bool, error) {
 	if rn.s.NoFlatMoves || rn.undo != nil || rn.restarting() || rn.ev.sto != nil || e.Method == MethodCorner {
 		return StatusSubsetLimit, true, nil

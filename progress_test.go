@@ -14,6 +14,8 @@ import (
 // TestProgress checks Settings.Progress against the run's own counts: one report per
 // accepted descent step, escape, purification and radius halving, with counts and the
 // decrease that never go back; and NewPrinter writes a header and a line per report.
+// (Restarts and flat moves, not made here, are counted too: review_flat_test.go makes
+// them.)
 func TestProgress(t *testing.T) {
 	// ½xᵀAx on [−1, 1]ⁿ, A a random graph's adjacency: from x0 = 0 (a saddle) escapes,
 	// descent steps and, with Purify, purification moves.
@@ -39,7 +41,7 @@ func TestProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var count [5]int
+	var count [houdini.EventFlatMove + 1]int
 	var last houdini.Progress
 	var buf bytes.Buffer
 	printer := houdini.NewPrinter(&buf)
@@ -63,18 +65,23 @@ func TestProgress(t *testing.T) {
 	}
 	st := res.Stats
 	if count[houdini.EventDescentStep] != st.DescentSteps || count[houdini.EventEscape] != st.Escapes ||
-		count[houdini.EventPurification] != st.Purifications || count[houdini.EventRadiusHalved] != st.RadiusHalvings {
+		count[houdini.EventPurification] != st.Purifications || count[houdini.EventRadiusHalved] != st.RadiusHalvings ||
+		count[houdini.EventRestart] != st.Restarts || count[houdini.EventFlatMove] != st.FlatMoves {
 		t.Errorf("reports %v; stats: %d descent steps, %d escapes, %d purifications, %d halvings",
 			count, st.DescentSteps, st.Escapes, st.Purifications, st.RadiusHalvings)
 	}
 	if st.DescentSteps == 0 || st.Escapes < 2 || st.Purifications == 0 {
 		t.Errorf("the run does not exercise the events: %+v", st)
 	}
-	if st.PurificationsUndone == 0 && last.Decrease != res.Decrease {
+	if st.PurificationsUndone == 0 && st.FlatMovesUndone == 0 && last.Decrease != res.Decrease {
 		t.Errorf("last report's decrease %v, the result's %v", last.Decrease, res.Decrease)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if total := count[1] + count[2] + count[3] + count[4]; len(lines) != total+1 || !strings.HasPrefix(lines[0], "event") {
+	total := 0
+	for _, c := range count {
+		total += c
+	}
+	if len(lines) != total+1 || !strings.HasPrefix(lines[0], "event") {
 		t.Errorf("printer wrote %d lines for %d reports:\n%s", len(lines), total, buf.String())
 	}
 	t.Logf("%v after %d descent steps, %d escapes, %d purifications; first lines:\n%s", res.Status,

@@ -86,9 +86,13 @@ type Settings struct {
 	// slack is what the walk could not decide — and escapes again there, without the
 	// descent phase in between. Each move lowers the face's dimension, so at most d
 	// follow one another. When an escape after them moves, the run goes on from there;
-	// when one certifies, the run is certified there; when none decides, Minimize returns
-	// to the point the first flat move left, with its own CertifiedRadius: flat moves never
-	// make a run end at a worse point or with a weaker report. Stats.FlatMoves counts them.
+	// when one certifies, the run is certified there; when none decides (MaxSubsets,
+	// rounding, an oracle failing at the wall, the model's mismatch), Minimize returns to
+	// the point the first of them left, with its own CertifiedRadius and
+	// StatusSubsetLimit: there flat moves never make a run end at a worse point or with a
+	// weaker report. A budget that runs out after them returns there too, with its status;
+	// cancellation and the callback are reported where they stop (as for Purify), at most
+	// d·1e-6·δ above that point. Stats.FlatMoves counts the moves.
 	// Not made on the deeper search's restarts (SearchSettings), whose undecided ends are
 	// abandoned; ignored for a stochastic oracle and on the corner path (MethodCorner).
 	NoFlatMoves bool

@@ -320,8 +320,8 @@ type Stats struct {
 	// rounding), X being then the point certified before the move.
 	Purifications, PurificationsUndone int
 	// FlatMoves counts the moves made where an escape could not decide (see
-	// Settings.NoFlatMoves); FlatMovesUndone the runs that went back to the undecided
-	// point because no escape after them decided either.
+	// Settings.NoFlatMoves); FlatMovesUndone is 1 when the run went back to the undecided
+	// point because no escape after them decided either (or a budget ran out), else 0.
 	FlatMoves, FlatMovesUndone int
 	// Restarts counts the restarts of Settings.Search, and RestartsImproved those that led
 	// to a lower x* (certified once the search is over).
