@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/houdini-opt/houdini/internal/bruteforce"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -539,5 +540,133 @@ func TestReviewFlatOracleAtWall(t *testing.T) {
 	t.Logf("cases with a flat move, by oracle: %v; moved on from the wall: %v", tried, moved)
 	if tried["nan grad"] < want {
 		t.Errorf("only %d cases with a flat move", tried["nan grad"])
+	}
+}
+
+// TestReviewFlatNonQuadratic: f = −a·(Σ_{k∈C} xₖ)⁴ + b·Σ_{k∉C} (xₖ − xₖ₊₁²)² on the
+// simplex (bounds and an equality, or general rows with duplicates), from a point of the
+// face of C (where f is flat: it depends on Σ_{C} xₖ = 1 alone) with some coordinates at
+// a small slack, at MaxSubsets 1–4: a non-quadratic f with whole flat faces, where flat
+// moves follow one another down to a vertex. Properties 1–5 but the brute-force
+// certificate check (f is not a quadratic).
+func TestReviewFlatNonQuadratic(t *testing.T) {
+	n, seed := reviewSize(60, 30, 5)
+	var moved, moves, undone, certified int
+	for i := range n {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		d := 4 + rng.IntN(5)
+		kc := 2 + rng.IntN(d-2)
+		perm := rng.Perm(d)
+		inC := make([]bool, d)
+		for _, k := range perm[:kc] {
+			inC[k] = true
+		}
+		x := make([]float64, d)
+		for _, k := range perm[:kc] {
+			x[k] = 0.2 + rng.Float64()
+		}
+		for _, k := range perm[:kc][:1+rng.IntN(min(2, kc))] {
+			x[k] = []float64{1e-3, 1e-2, 3e-2}[rng.IntN(3)] // a small slack
+		}
+		sum := floats.Sum(x)
+		for k := range x {
+			x[k] /= sum
+		}
+		in := &bruteforce.Instance{Name: fmt.Sprintf("simplex d=%d |C|=%d", d, kc), X: x, R: []float64{0.05, 0.1, 0.3}[rng.IntN(3)],
+			Lower: make([]float64, d), Upper: make([]float64, d), Aeq: [][]float64{make([]float64, d)}, Beq: []float64{1}}
+		for k := range d {
+			in.Upper[k], in.Aeq[0][k] = math.Inf(1), 1
+		}
+		if i%2 == 1 {
+			in = flatAsRows(in, rng, true)
+		}
+		c, err := forcedTestSet(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := 1+rng.Float64(), 10*rng.Float64()
+		p := Problem{
+			Func: func(x []float64) float64 {
+				s, r := 0.0, 0.0
+				for k := range x {
+					if inC[k] {
+						s += x[k]
+					} else if k+1 < len(x) {
+						r += (x[k] - x[k+1]*x[k+1]) * (x[k] - x[k+1]*x[k+1])
+					}
+				}
+				return -a*s*s*s*s + b*r
+			},
+			Grad: func(g, x []float64) {
+				s := 0.0
+				for k := range x {
+					g[k] = 0
+					if inC[k] {
+						s += x[k]
+					}
+				}
+				for k := range x {
+					if inC[k] {
+						g[k] += -4 * a * s * s * s
+					} else if k+1 < len(x) {
+						u := x[k] - x[k+1]*x[k+1]
+						g[k] += 2 * b * u
+						g[k+1] += -4 * b * u * x[k+1]
+					}
+				}
+			},
+			Hess: func(h *mat.SymDense, x []float64) {
+				s := 0.0
+				for k := range x {
+					if inC[k] {
+						s += x[k]
+					}
+					for l := k; l < len(x); l++ {
+						h.SetSym(k, l, 0)
+					}
+				}
+				for k := range x {
+					for l := k; l < len(x); l++ {
+						if inC[k] && inC[l] {
+							h.SetSym(k, l, -12*a*s*s)
+						}
+					}
+				}
+				for k := range x {
+					if !inC[k] && k+1 < len(x) {
+						u := x[k] - x[k+1]*x[k+1]
+						h.SetSym(k, k, h.At(k, k)+2*b)
+						h.SetSym(k, k+1, h.At(k, k+1)-4*b*x[k+1])
+						h.SetSym(k+1, k+1, h.At(k+1, k+1)+8*b*x[k+1]*x[k+1]-4*b*u)
+					}
+				}
+			},
+		}
+		fc := &flatCase{in: in, c: c, p: p, delta: 1e-3 * a, scale: a}
+		fc.s = Settings{Delta: fc.delta, Radius: in.R, MaxSubsets: 1 + i%4, Seed: uint64(i), MaxEscapes: 400, EscapesOnly: (i/4)%2 == 0,
+			Purify: (i/8)%3 == 1, Search: SearchSettings{Rungs: []int{-1, 0, 2}[(i/8)%3]}}
+		fc.name = fmt.Sprintf("seed %d case %d (%s, rows %v, r %g, MaxSubsets %d, EscapesOnly %v, Purify %v, Search %+v)",
+			seed, i, in.Name, i%2 == 1, in.R, fc.s.MaxSubsets, fc.s.EscapesOnly, fc.s.Purify, fc.s.Search)
+		sOff := fc.s
+		sOff.NoFlatMoves = true
+		on, again, off := flatMinimize(fc, fc.s, nil), flatMinimize(fc, fc.s, nil), flatMinimize(fc, sOff, nil)
+		flatCheck(t, fc, on, "flat moves")
+		flatCheck(t, fc, off, "no flat moves")
+		flatCompare(t, fc, on, off, "default budgets")
+		if on.err == nil && again.err == nil && !flatSame(on.res, again.res) {
+			t.Errorf("%s: two runs differ: %+v\n%+v", fc.name, on.res, again.res)
+		}
+		if on.res.Stats.FlatMoves > 0 {
+			moved++
+			if on.res.Status == StatusCertified {
+				certified++
+			}
+		}
+		moves += on.res.Stats.FlatMoves
+		undone += on.res.Stats.FlatMovesUndone
+	}
+	t.Logf("%d cases: flat moves in %d (%d moves, %d undone, %d certified)", n, moved, moves, undone, certified)
+	if moved == 0 {
+		t.Errorf("no flat move in %d cases", n)
 	}
 }
