@@ -94,7 +94,9 @@ type Settings struct {
 	// cancellation and the callback are reported where they stop (as for Purify), at most
 	// d·1e-6·δ above that point. Stats.FlatMoves counts the moves.
 	// Not made on the deeper search's restarts (SearchSettings), whose undecided ends are
-	// abandoned; ignored for a stochastic oracle and on the corner path (MethodCorner).
+	// abandoned; ignored for a stochastic oracle, on the corner path (MethodCorner) and
+	// where the escape's model is matrix-free (MatrixFreeDim: the move's face Hessian
+	// would be the d×d matrix such a run never forms).
 	NoFlatMoves bool
 
 	// Search asks for better points than the nearest δ-SOSP (see SearchSettings). Default:
