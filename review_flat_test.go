@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -290,7 +289,7 @@ func flatCheck(t *testing.T, fc *flatCase, r *flatRun, what string) {
 				fc.name, what, res.Radius, res.Confidence, res.CertifiedRadius, at.certified, at.radius, at.conf)
 		}
 	default:
-		if res.CertifiedRadius != at.certR || !reflect.DeepEqual(res.Active, at.active) {
+		if res.CertifiedRadius != at.certR || fmt.Sprint(res.Active) != fmt.Sprint(at.active) {
 			t.Errorf("%s: %s: %v with CertifiedRadius %g, the last escape at X %g (or Active differs)", fc.name, what, res.Status, res.CertifiedRadius, at.certR)
 		}
 	}
@@ -372,14 +371,13 @@ func flatCompare(t *testing.T, fc *flatCase, on, off *flatRun, what string) {
 	}
 }
 
-// flatSame reports whether two Results are bit-identical but for the run time.
+// flatSame reports whether two Results are identical but for the run time: every float
+// printed in the shortest form that reads back to it (NaN, as KKTResidual and the
+// multipliers are without a gradient, equal to NaN).
 func flatSame(a, b *Result) bool {
 	x, y := *a, *b
 	x.Stats.Runtime, y.Stats.Runtime = 0, 0
-	if math.Float64bits(x.F) == math.Float64bits(y.F) {
-		x.F, y.F = 0, 0
-	}
-	return reflect.DeepEqual(x, y)
+	return fmt.Sprintf("%+v", x) == fmt.Sprintf("%+v", y)
 }
 
 // TestReviewFlatMoves: the sweep of reviewFlatCase, each case run with flat moves and
