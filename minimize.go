@@ -298,7 +298,8 @@ func (rn *run) purifyStep(ctx context.Context) (moved bool, err error) {
 // eigenvector of the face Hessian, to the first row outside them, accepted when f rises
 // by at most purifySlack·δ, measured. It is made only where the escape cannot decide,
 // and only outside Purify's own moves (rn.undo == nil, which keeps their undo) and the
-// deeper search's restarts (an undecided restart is abandoned for the next). Why it
+// deeper search's restarts (an undecided restart is abandoned for the next), with exact
+// oracles, after a full escape on a d×d model (not MethodCorner, not matrixFree). Why it
 // helps: the walk's root bounds (cone.go, cap.go) hold every row whose slack at x is
 // below coneSlack·r and leave the others to the 2^m walk, so a row at a small positive
 // slack — x on a flat segment of f a little inside a wall, as between two maximum cliques
@@ -308,9 +309,9 @@ func (rn *run) purifyStep(ctx context.Context) (moved bool, err error) {
 // Termination: the move keeps every row active at x active (s lies in the face) and makes
 // one more active (purify's ratio test), so the face's dimension drops with each move; the
 // descent phase does not run between them (loop), so at most d flat moves follow one
-// another, the last at a vertex, where purify finds none. f rises by at most purifySlack·δ
-// per move, d·10⁻⁶·δ in all, before an escape moves (lowering f by more than δ/3) or the
-// run ends. Return: the first flat move records x in rn.flatFrom; an escape that moves or
+// another, ending at a vertex at the latest, where purify finds none. f rises by at most
+// purifySlack·δ per move, d·10⁻⁶·δ in all, before an escape moves (lowering f by more
+// than δ/3) or the run ends. Return: the first flat move records x in rn.flatFrom; an escape that moves or
 // certifies clears it, and a run that ends otherwise, but for the context and the
 // callback, returns there (minimize, restoreFlatFrom; an oracle returning NaN or Inf at
 // the moved point included, loop): flat moves only ever replace an undecided end by a
