@@ -86,6 +86,10 @@ type lanczosRun struct {
 	fresh func() []float64
 	seg   int
 	whole bool
+	// spill is Σb over the breakdowns a restart went on from: their residuals, each at most
+	// lanczosBreakdown·max|α|, are dropped from T (β = 0 there), so QᵀM′Q − T is a
+	// symmetric coupling of norm at most spill (lam1Bound).
+	spill float64
 }
 
 // lanczosRunFrom runs Lanczos from start on op for at most kmax steps, asking done after
@@ -139,6 +143,7 @@ func (lr *lanczosRun) run(op faceOp, start []float64, kmax int, done func(*lancz
 			}
 			lr.beta = append(lr.beta, 0) // span Q is invariant: T = diag(T₁, T₂, …)
 			lr.seg = len(lr.alpha)
+			lr.spill += b
 			q = r
 			continue
 		}
@@ -254,7 +259,20 @@ func kwStopEps(k, kmax, m int, xi float64) float64 {
 // from a random start z of at most kmax steps (lanczosRestarted), stopped by a rule that
 // looks at its iterates (kwStopEps), and the smallest and largest Ritz values seen, lo
 // and hi (those of a larger space containing the run's are as good); L₁ = −Inf when
-// ε ≥ ½. Only a run whose basis spans the whole face (lr.whole) is exact: L₁ = lo, fail 0.
+// ε ≥ ½. Only a run whose basis spans the whole face (lr.whole) is exact: L₁ = lo − spill,
+// fail 0.
+//
+// The dropped residuals (lr.spill). At a breakdown at step k the computed residual rₖ,
+// ‖rₖ‖ = bₖ ≤ lanczosBreakdown·max|α|, is orthogonal to q₁ … qₖ, so M′qₖ = Σⱼ≤ₖ Tⱼₖqⱼ + rₖ,
+// and every later basis vector qⱼ (j > k, the segments after the restart) has
+// qⱼᵀM′qₖ = qⱼᵀrₖ, which T sets to 0. Hence QᵀM′Q = T + Σₖ (eₖcₖᵀ + cₖeₖᵀ), cₖ = Qᵀrₖ
+// supported on the indices after k (cₖ ⟂ eₖ), each term of norm ‖cₖ‖ ≤ bₖ, and by Weyl
+// every eigenvalue of QᵀM′Q is within spill = Σₖ bₖ of T's: where Q spans the face
+// (lr.whole), λ₁(M′) = λ_min(QᵀM′Q) ≥ lo − spill; otherwise the Rayleigh–Ritz values
+// the bound below speaks of lie in [lo − spill, hi + spill], which it uses. Without the
+// charge, M′ with the eigenvalue −1 twice, its eigenvectors coupled by ε just below the
+// breakdown tolerance across two segments, has λ₁ = −1 − ε and was bounded by lo = −1
+// (TestTolchargeWholeFaceSpill).
 //
 // A breakdown is charged, not taken as exact (facecert.go's rule). It makes K_p(z)
 // invariant, so its Ritz values are eigenvalues, but "the random start met every
@@ -286,6 +304,7 @@ func kwStopEps(k, kmax, m int, xi float64) float64 {
 // (M′ = 0, a breakdown at every step) costs m products and keeps its certificate
 // (instance 259 of TestMatrixFreeSweepAgainstBruteForce, lost with one restart).
 func lam1Bound(lr *lanczosRun, m, kmax int, lo, hi float64) (L1, fail float64) {
+	lo, hi = lo-lr.spill, hi+lr.spill
 	if lr.whole {
 		return lo, 0
 	}
