@@ -567,6 +567,24 @@ func coneRounding(d int, hn, kappa2, nc, nr float64) float64 {
 // whose Gram matrices follow from G in O(m) (wᵀCvₖ = (Gᵢₖ + Gⱼₖ)/2). Every cone of the
 // partition is proven, or the test is undecided; so is a C with an entry not finite (its
 // callers build C from a finite model, but a NaN would pass every comparison above).
+//
+// Rounding: copositive proves the C it is given, exactly; the rounding that made C is the
+// caller's (coneRounding, capEntryRounding). Its own is charged where it arises, not left
+// to coneRounding's (d + 2)² factor. (i) The partition is exact: the vertices' entries
+// start at 0 or 1 and each bisection halves a sum of two multiples of 2⁻ˡ in [0, 1], so
+// at depth ℓ ≤ coneMaxDepth = 48 they are multiples of 2⁻ˡ, a + b needs at most 49 bits
+// and fl(½(a + b)) is exact: the cones cover the orthant exactly, and the exact Gram
+// matrix of a cone is G = VᵀC_JV. (ii) The computed Ĝ is off by at most the running bound
+// Ê entrywise (simplexCone.bisect: Ê = 0 at the root, where Ĝ = C_J, and each rounding
+// adds u/(1 − u) times the computed value it rounds, so exact arithmetic adds nothing and
+// the flat matrices of StQP keep their exact zeros). check proves G, not Ĝ: for s ≥ 0,
+// sᵀGs ≥ sᵀĜs − ‖Ê‖_F‖s‖² ≥ sᵀĜ⁻s − ‖Ê‖_F‖s‖², which psdProven shows ≥ 0 with
+// off = ‖Ê‖_F. (iii) splitsPSDNonnegative proves the exact P = C_J − N by psdProven too
+// (P's entries fl(Cᵢⱼ − Nᵢⱼ) are rounded relatively), charged with ‖P‖ itself, not with
+// ‖C‖_F: N ≥ 0 may be far larger than C. Before, both tests took a Cholesky factorization
+// of the computed matrix as a proof, which holds only up to its backward error
+// (TestTolchargeCopositiveExact: 2×2 matrices at exact rational distance of a few ulps
+// outside the cone were proven).
 func copositive(C [][]float64, maxSimplices int) (ok bool, neg []float64) {
 	m := len(C)
 	for _, row := range C {
@@ -587,7 +605,7 @@ func copositive(C [][]float64, maxSimplices int) (ok bool, neg []float64) {
 		return true, nil
 	}
 	maxSimplices = min(maxSimplices, max(1, coneWork/(k*k*k)))
-	root := simplexCone{G: make([]float64, k*k), V: make([]float64, k*k)}
+	root := simplexCone{G: make([]float64, k*k), V: make([]float64, k*k), E: make([]float64, k*k)}
 	for a, i := range J {
 		root.V[a*k+a] = 1
 		for b, j := range J {
@@ -603,6 +621,8 @@ func copositive(C [][]float64, maxSimplices int) (ok bool, neg []float64) {
 		}
 		i, j, v := sc.check(k)
 		switch {
+		case i == -2:
+			return false, nil // Ĝ ≥ 0 but not beyond its rounding
 		case i < 0:
 			continue // proven on this cone
 		case i == j:
@@ -620,11 +640,12 @@ func copositive(C [][]float64, maxSimplices int) (ok bool, neg []float64) {
 }
 
 // splitsPSDNonnegative reports whether C on the indices J is shown to be N + P with N ≥ 0
-// entrywise and P positive definite (then tᵀCt ≥ tᵀPt ≥ 0 for t ≥ 0), by at most
+// entrywise and P positive semidefinite (then tᵀCt ≥ tᵀPt ≥ 0 for t ≥ 0; psdProven
+// proves the exact P = C_J − N from its computed entries), by at most
 // coneSplitIters alternating projections (von Neumann; fewer within coneWork):
 // N ← N + (C − N − μI)₋, the negative part by an eigendecomposition
 // (C − N − (C − N − μI)₋ ⪰ μI), then N ← max(N, 0); each candidate P = C − N is tried by
-// a Cholesky factorization. μ = coneSplitMargin·max|Cᵢⱼ| keeps P away from singular.
+// psdProven. μ = coneSplitMargin·max|Cᵢⱼ| keeps P away from singular.
 // Where C is not such a sum (the Horn matrix), it fails, and the partition decides.
 func splitsPSDNonnegative(C [][]float64, J []int) bool {
 	k := len(J)
@@ -644,8 +665,7 @@ func splitsPSDNonnegative(C [][]float64, J []int) bool {
 				P.SetSym(a, b, C[i][J[b]]-N[a*k+b])
 			}
 		}
-		var ch mat.Cholesky
-		if ch.Factorize(P) {
+		if psdProven(P, 0) {
 			return true
 		}
 		for a := range k {
@@ -710,15 +730,18 @@ func nonnegativeRowsOut(C [][]float64) []int {
 }
 
 // simplexCone is one cone of copositive's partition: its vertices V (column a of the
-// k×k row-major V is vertex a), G = VᵀCV, and the bisections that made it.
+// k×k row-major V is vertex a), G = VᵀCV as computed, E the running bound on |Ĝ − G|
+// entrywise (copositive, (ii)), and the bisections that made it.
 type simplexCone struct {
-	G, V  []float64
-	depth int
+	G, V, E []float64
+	depth   int
 }
 
-// check returns (−1, −1) when the cone is proven (G⁻ positive semidefinite by a Cholesky
-// factorization, or G ≥ 0), (i, i, vᵢ) for a vertex with Gᵢᵢ < 0, and otherwise the
-// edge (i, j) with the most negative Gᵢⱼ.
+// check returns (−1, −1) when the cone is proven (G⁻ positive semidefinite beyond Ĝ's
+// rounding ‖Ê‖_F by psdProven, or Ĝ ≥ 0 with Ê = 0), (i, i, vᵢ) for a vertex with
+// Gᵢᵢ < 0, (−2, −2) when Ĝ ≥ 0 but the rounding keeps it from a proof (a zero vertex of C
+// reached inexactly: bisecting further cannot help) and otherwise the edge (i, j) with
+// the most negative Gᵢⱼ.
 func (sc *simplexCone) check(k int) (i, j int, v []float64) {
 	i, j = -1, -1
 	low := 0.0
@@ -736,7 +759,12 @@ func (sc *simplexCone) check(k int) (i, j int, v []float64) {
 			}
 		}
 	}
-	if i < 0 {
+	off := 0.0 // ‖Ê‖_F
+	for _, e := range sc.E {
+		off += e * e
+	}
+	off = math.Sqrt(off) * (1 + float64(k)*eps)
+	if i < 0 && off == 0 {
 		return -1, -1, nil
 	}
 	Gm := mat.NewSymDense(k, nil)
@@ -746,27 +774,104 @@ func (sc *simplexCone) check(k int) (i, j int, v []float64) {
 		}
 		Gm.SetSym(a, a, sc.G[a*k+a])
 	}
-	var ch mat.Cholesky
-	if ch.Factorize(Gm) {
+	if psdProven(Gm, off) {
 		return -1, -1, nil
+	}
+	if i < 0 {
+		return -2, -2, nil
 	}
 	return i, j, nil
 }
 
 // bisect returns the cone with vertex r (i or j) replaced by the midpoint of the edge
-// (i, j).
+// (i, j), and the running bound E of its Gram entries' error: an entry
+// ĝ = fl(½·fl(Ĝᵢᵦ + Ĝⱼᵦ)) is off the exact ½(Gᵢᵦ + Gⱼᵦ) by at most ½(Eᵢᵦ + Eⱼᵦ) +
+// u/(1 − u)·|ĝ| (u = eps/2; halving is exact unless the sum is below 2⁻¹⁰²¹, then
+// 2⁻¹⁰⁷⁵ more), and ĝ_ww = fl(¼·fl(fl(Ĝᵢᵢ + 2Ĝᵢⱼ) + Ĝⱼⱼ)) by ¼(Eᵢᵢ + 2Eᵢⱼ + Eⱼⱼ) +
+// ¼·u/(1 − u)·(|t₁| + |t₂|) for its two sums t₁, t₂ (plus 2⁻¹⁰⁷⁵ likewise).
 func (sc *simplexCone) bisect(k, i, j, r int) simplexCone {
-	out := simplexCone{G: slices.Clone(sc.G), V: slices.Clone(sc.V), depth: sc.depth + 1}
+	out := simplexCone{G: slices.Clone(sc.G), V: slices.Clone(sc.V), E: slices.Clone(sc.E), depth: sc.depth + 1}
 	for b := range k {
 		out.V[b*k+r] = 0.5 * (sc.V[b*k+i] + sc.V[b*k+j])
 	}
-	gww := 0.25 * (sc.G[i*k+i] + 2*sc.G[i*k+j] + sc.G[j*k+j])
+	const ru = 0.5 * eps / (1 - 0.5*eps) // u/(1 − u)
+	t1 := sc.G[i*k+i] + 2*sc.G[i*k+j]
+	t2 := t1 + sc.G[j*k+j]
+	gww := 0.25 * t2
+	eww := 0.25*(sc.E[i*k+i]+2*sc.E[i*k+j]+sc.E[j*k+j]) + 0.25*ru*(math.Abs(t1)+math.Abs(t2)) + halfUnderflow(t2)
 	for b := range k {
-		g := 0.5 * (sc.G[i*k+b] + sc.G[j*k+b])
+		t := sc.G[i*k+b] + sc.G[j*k+b]
+		g := 0.5 * t
+		e := 0.5*(sc.E[i*k+b]+sc.E[j*k+b]) + 0.5*ru*math.Abs(t) + halfUnderflow(t)
 		out.G[r*k+b], out.G[b*k+r] = g, g
+		out.E[r*k+b], out.E[b*k+r] = e, e
 	}
 	out.G[r*k+r] = gww
+	out.E[r*k+r] = eww
 	return out
+}
+
+// halfUnderflow returns the error bound of scaling the sum t by ½ or ¼: 0 when t is 0 or
+// at least 2⁻¹⁰²⁰ (exact), else 2⁻¹⁰⁷⁴ (a subnormal result loses its last bits).
+func halfUnderflow(t float64) float64 {
+	if t == 0 || math.Abs(t) >= 0x1p-1020 {
+		return 0
+	}
+	return 0x1p-1074
+}
+
+// psdProven reports whether every symmetric P′ with ‖P′ − P‖₂ ≤ off + eps·‖P‖_F is
+// proven positive semidefinite, by a Cholesky factorization of fl(P − sI) (P k×k, read
+// and overwritten only on its diagonal, restored), with
+//
+//	s = (off + 2(k + 2)·eps·(Σᵢ|Pᵢᵢ| + ‖P‖_F)) / (1 − 2(k + 2)²·eps).
+//
+// Proof. The factorized A = fl(P − sI) = P − sI + Δ′, ‖Δ′‖₂ ≤ u·max|Pᵢᵢ − s| (diagonal,
+// u = eps/2). A Cholesky factorization that runs to completion gives R̂ᵀR̂ = A + ΔA with
+// |ΔA| ≤ γₖ₊₁|R̂ᵀ||R̂| (Higham, Accuracy and Stability of Numerical Algorithms, 2002,
+// thm. 10.3; any order of the inner products, the blocked one included), so
+// ‖ΔA‖₂ ≤ ‖|R̂ᵀ||R̂|‖_F ·γₖ₊₁ ≤ γₖ₊₁‖R̂‖_F² = γₖ₊₁·tr(A + ΔA) ≤ γₖ₊₁/(1 − γₖ₊₁)·Σᵢ|Aᵢᵢ|,
+// and γₖ₊₁/(1 − γₖ₊₁) ≤ (k + 1)u(1 + eps)·2 ≤ (k + 1)eps(1 + eps) while (k + 2)²eps ≤ ¼.
+// A + ΔA ⪰ 0 then gives, with Σᵢ|Aᵢᵢ| ≤ (1 + u)(Σᵢ|Pᵢᵢ| + k·s),
+//
+//	P′ ⪰ P − (off + eps‖P‖_F)I ⪰ (s − ‖ΔA‖₂ − ‖Δ′‖₂ − off − eps‖P‖_F)I
+//	   ⪰ (s(1 − β) − off − (k + 2)(1 + eps)eps·(Σᵢ|Pᵢᵢ| + ‖P‖_F))I ⪰ 0,
+//
+// β = (k + 1)k·eps(1 + eps)² + eps ≤ 2(k + 2)²eps, by the choice of s. An underflow
+// (entries near 2⁻¹⁰²²) is outside Higham's model: a P whose scale is below 2⁻⁹⁰⁰ is not
+// proven (the callers' matrices are scaled by M and the multipliers, never that small
+// unless 0, and a zero P is proven by its sign pattern before this is reached).
+func psdProven(P *mat.SymDense, off float64) bool {
+	k := P.SymmetricDim()
+	tr, fro, big := 0.0, 0.0, 0.0
+	for a := range k {
+		tr += math.Abs(P.At(a, a))
+		for b := range k {
+			v := P.At(a, b)
+			fro += v * v
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	if k == 0 {
+		return true
+	}
+	kk := float64(k + 2)
+	if !(big > 0x1p-900) || kk*kk*eps > 0.25 {
+		return off == 0 && big == 0
+	}
+	fro = math.Sqrt(fro) * (1 + float64(k)*eps) // ‖P‖_F, its own rounding covered
+	s := (off + 2*kk*eps*(tr*(1+float64(k)*eps)+fro)) / (1 - 2*kk*kk*eps)
+	diag := make([]float64, k)
+	for a := range k {
+		diag[a] = P.At(a, a)
+		P.SetSym(a, a, diag[a]-s)
+	}
+	var ch mat.Cholesky
+	ok := ch.Factorize(P)
+	for a := range k {
+		P.SetSym(a, a, diag[a])
+	}
+	return ok
 }
 
 // coneCandidate offers the walk the direction y of the vertex t ≥ 0 that copositive found

@@ -1,7 +1,10 @@
 package houdini
 
 import (
+	"math"
+	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -86,4 +89,205 @@ func TestTolchargeWholeFaceSpill(t *testing.T) {
 		t.Errorf("only %d of %d runs spanned the face after a restart", wholes, runs)
 	}
 	t.Logf("%d runs, %d whole after a restart (%d draws with a shared eigenvalue)", runs, wholes, shared)
+}
+
+// exactForm returns tᵀCt in exact rational arithmetic for float64 C and t.
+func exactForm(C [][]float64, t []float64) *big.Rat {
+	sum := new(big.Rat)
+	for i := range C {
+		for j := range C {
+			if t[i] == 0 || t[j] == 0 || C[i][j] == 0 {
+				continue
+			}
+			p := new(big.Rat).SetFloat64(C[i][j])
+			p.Mul(p, new(big.Rat).SetFloat64(t[i]))
+			p.Mul(p, new(big.Rat).SetFloat64(t[j]))
+			sum.Add(sum, p)
+		}
+	}
+	return sum
+}
+
+// TestTolchargeCopositiveExact: copositive never proves a matrix that an exact rational
+// certificate shows not copositive (a t ≥ 0 with tᵀCt < 0 in big.Rat on the stored
+// entries), at a few ulps from the cone's boundary, where a Cholesky factorization of the
+// computed matrix passes within its backward error:
+//   - 2×2 [[a, b], [b, c]] with b = −√(ac)·(1 + j·2⁻⁵²), j ∈ [−6, 6]: copositive iff
+//     b² ≤ ac, decided exactly (t = (|b|, a) certifies b² > ac);
+//   - rank-one PSD C = fl(vvᵀ), v of mixed signs, with t ≥ 0 a rational vector with
+//     vᵀt ≈ 0 (splitsPSDNonnegative's Cholesky of C at the edge), a diagonal lowered by
+//     0–3 ulps;
+//   - the Horn matrix scaled by a random s, its entries rounded and some nudged by an ulp,
+//     certified by its zeros eᵢ + eᵢ₊₁ and eᵢ + eᵢ₊₁ + … (the partition's cones, check).
+//
+// It also counts the exact copositive matrices of the 2×2 family proven, to show the
+// charge costs little.
+func TestTolchargeCopositiveExact(t *testing.T) {
+	var notCop, falseProofs, cop, copProven int
+	zero := new(big.Rat)
+	report := func(kind string, trial int, C [][]float64) {
+		falseProofs++
+		if falseProofs <= 5 {
+			t.Errorf("%s trial %d: proven copositive, but tᵀCt < 0 exactly: C = %v", kind, trial, C)
+		}
+	}
+	for trial := range 4000 {
+		rng := rand.New(rand.NewPCG(9137, uint64(trial)))
+		switch trial % 3 {
+		case 0: // 2×2
+			a := math.Ldexp(0.5+rng.Float64(), rng.IntN(9)-4)
+			c := math.Ldexp(0.5+rng.Float64(), rng.IntN(9)-4)
+			j := float64(rng.IntN(13) - 6)
+			b := -math.Sqrt(a*c) * (1 + j*0x1p-52)
+			C := [][]float64{{a, b}, {b, c}}
+			ab := new(big.Rat).SetFloat64(b)
+			ab.Mul(ab, ab)
+			ac := new(big.Rat).Mul(new(big.Rat).SetFloat64(a), new(big.Rat).SetFloat64(c))
+			ok, _ := copositive(C, coneMaxSimplices)
+			if ab.Cmp(ac) > 0 {
+				notCop++
+				if ok {
+					report("2×2", trial, C)
+				}
+			} else {
+				cop++
+				if ok {
+					copProven++
+				}
+			}
+		case 1: // rank one, vᵀt ≈ 0 with t ≥ 0
+			m := 2 + rng.IntN(5)
+			tv := make([]float64, m)
+			v := make([]float64, m)
+			for i := range m {
+				tv[i] = float64(1 + rng.IntN(4))
+				v[i] = rng.NormFloat64()
+			}
+			s, n := 0.0, 0.0 // v ← v − (vᵀt/tᵀt)t
+			for i := range m {
+				s += v[i] * tv[i]
+				n += tv[i] * tv[i]
+			}
+			for i := range m {
+				v[i] -= s / n * tv[i]
+			}
+			C := make([][]float64, m)
+			for i := range m {
+				C[i] = make([]float64, m)
+				for j := range m {
+					C[i][j] = v[i] * v[j]
+				}
+			}
+			i := rng.IntN(m)
+			for range rng.IntN(4) {
+				C[i][i] = math.Nextafter(C[i][i], 0)
+			}
+			if exactForm(C, tv).Cmp(zero) < 0 {
+				notCop++
+				if ok, _ := copositive(C, coneMaxSimplices); ok {
+					report("rank-one", trial, C)
+				}
+			}
+		case 2: // Horn, scaled and nudged
+			const m = 5
+			s := 0.3 + rng.Float64()
+			C := make([][]float64, m)
+			for i := range m {
+				C[i] = make([]float64, m)
+			}
+			for i := range m {
+				for j := i; j < m; j++ {
+					h := 1.0
+					if d := (j - i) % m; d == 1 || d == m-1 {
+						h = -1
+					}
+					v := s * h
+					if i != j && rng.IntN(3) == 0 {
+						v = math.Nextafter(v, math.Inf(-1))
+					}
+					C[i][j], C[j][i] = v, v
+				}
+			}
+			var certified bool
+			for i := range m { // Horn's zeros: eᵢ + eᵢ₊₁, and eᵢ + eᵢ₊₁ + … with weights
+				for _, w := range [][]float64{{1, 1, 0}, {1, 2, 1}, {2, 1, 0}, {1, 1, 1}} {
+					tv := make([]float64, m)
+					for k, x := range w {
+						tv[(i+k)%m] = x
+					}
+					if exactForm(C, tv).Cmp(zero) < 0 {
+						certified = true
+					}
+				}
+			}
+			if certified {
+				notCop++
+				if ok, _ := copositive(C, coneMaxSimplices); ok {
+					report("Horn", trial, C)
+				}
+			}
+		}
+	}
+	t.Logf("%d matrices certified not copositive exactly: %d proven; 2×2 copositive: %d of %d proven",
+		notCop, falseProofs, copProven, cop)
+	if notCop < 1000 {
+		t.Errorf("only %d exact non-copositive certificates", notCop)
+	}
+}
+
+// TestTolchargeBisectError: the running bound E of copositive's partition against the
+// exact Gram matrices VᵀCV (big.Float, exact: V's entries are dyadic of at most 49 bits)
+// along random bisection paths to coneMaxDepth, for random C of order 2–7 with entries of
+// mixed scales: |Ĝ − G| ≤ E entrywise, and the exact V is the one the cone stores.
+func TestTolchargeBisectError(t *testing.T) {
+	var worst float64 // max |Ĝ − G|/E over entries with E > 0
+	for trial := range 300 {
+		rng := rand.New(rand.NewPCG(5113, uint64(trial)))
+		k := 2 + rng.IntN(6)
+		C := make([]float64, k*k)
+		for a := range k {
+			for b := a; b < k; b++ {
+				v := math.Ldexp(rng.NormFloat64(), rng.IntN(7)-3)
+				C[a*k+b], C[b*k+a] = v, v
+			}
+		}
+		sc := simplexCone{G: slices.Clone(C), V: make([]float64, k*k), E: make([]float64, k*k)}
+		for a := range k {
+			sc.V[a*k+a] = 1
+		}
+		for range coneMaxDepth {
+			i := rng.IntN(k)
+			j := (i + 1 + rng.IntN(k-1)) % k
+			r := i
+			if rng.IntN(2) == 0 {
+				r = j
+			}
+			sc = sc.bisect(k, i, j, r)
+			for a := range k {
+				for b := range k {
+					g := new(big.Float).SetPrec(4096)
+					for p := range k {
+						for q := range k {
+							x := new(big.Float).SetPrec(4096).SetFloat64(sc.V[p*k+a])
+							x.Mul(x, new(big.Float).SetPrec(4096).SetFloat64(C[p*k+q]))
+							x.Mul(x, new(big.Float).SetPrec(4096).SetFloat64(sc.V[q*k+b]))
+							g.Add(g, x)
+						}
+					}
+					diff := new(big.Float).SetPrec(4096).SetFloat64(sc.G[a*k+b])
+					diff.Sub(diff, g)
+					d, _ := diff.Float64()
+					d = math.Abs(d)
+					e := sc.E[a*k+b]
+					if d > e {
+						t.Fatalf("trial %d, depth %d, entry (%d, %d): |Ĝ − G| = %.3g above the bound %.3g", trial, sc.depth, a, b, d, e)
+					}
+					if e > 0 {
+						worst = math.Max(worst, d/e)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("largest |Ĝ − G|/E: %.3g", worst)
 }
