@@ -531,8 +531,9 @@ func finiteRows(C [][]float64) bool {
 	return true
 }
 
-// coneRounding returns the τ that covers the rounding of coneCurvature and copositive
-// for a problem of dimension d (coneDim: the dimension the factorizations work in): a
+// coneRounding returns the τ that covers the rounding of coneCurvature, which makes C,
+// for a problem of dimension d (coneDim: the dimension the factorizations work in;
+// copositive charges its own rounding and proves the computed C exactly): a
 // perturbation E of C moves tᵀCt by at most ‖E‖‖t‖² ≤ ‖E‖‖R‖_F²‖y‖² (t = −A_W y), and a
 // perturbation ΔH of M + τI (the Cholesky factor's and the products' backward error,
 // ‖ΔH‖ ≤ (d + 2)²ε·‖H‖ with the Schur term's norm hn) moves it by ‖ΔH‖‖y‖²; both are

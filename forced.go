@@ -43,8 +43,9 @@ const (
 // an equality or a budget, differences of multipliers. Row i ∈ E is forced (i ∈ F) when
 //
 //	(a) G⁻¹ ≥ 0 entrywise in row i (it is when E's rows meet at ≥ 90° in N: G is then an
-//	    M-matrix),
-//	(b) âₗ·dᵢ ≤ 0 for every near row l ∉ E, unless l holds on the whole disc
+//	    M-matrix; within orthoTol, charged by forcedTolCharge),
+//	(b) âₗ·dᵢ ≤ 0 for every near row l ∉ E (within orthoTol·‖dᵢ‖, charged by
+//	    forcedTolCharge's κ_b, or by its exact sign), unless l holds on the whole disc
 //	    (‖P_N âₗ‖·ρ ≤ its offset in the frame) or is parallel to a row k of E with an
 //	    offset no smaller (it holds wherever that row does),
 //	(c) μᵢ > cᵢ, cᵢ the smaller of forcedCosts's two bounds (ρ·√(‖P_N M dᵢ‖² +
@@ -113,8 +114,9 @@ func (w *walk) holdForcedRows() {
 		}
 		fr, ok := w.forcedFrame(held)
 		var keep []int
+		kappa := 0.0
 		if ok {
-			keep = w.forcedKeep(held, fr)
+			keep, kappa = w.forcedKeep(held, fr)
 		}
 		for range held {
 			w.pop()
@@ -123,7 +125,7 @@ func (w *walk) holdForcedRows() {
 			w.stop(true)
 			return
 		}
-		if ok && w.holdForced(keep, fr) {
+		if ok && w.holdForced(keep, fr, kappa) {
 			return
 		}
 		cands = nonpositiveOnly(held, w.s) // the frame moved too far, or p_F left S_w: rows through x alone
@@ -134,9 +136,10 @@ func (w *walk) holdForcedRows() {
 }
 
 // holdForced pushes the rows of F that holdForcedRows's rule kept, in the frame fr, and
-// commits them with their forcedErr; it pushes nothing and returns false when p_F is
-// outside S_w (a row of E \ F that x violates within the tolerance).
-func (w *walk) holdForced(F []int, fr forcedFrame) bool {
+// commits them with their forcedErr (kappa: forcedTolCharge's κ); it pushes nothing and
+// returns false when p_F is outside S_w (a row of E \ F that x violates within the
+// tolerance).
+func (w *walk) holdForced(F []int, fr forcedFrame, kappa float64) bool {
 	if len(F) == 0 {
 		return true
 	}
@@ -146,7 +149,7 @@ func (w *walk) holdForced(F []int, fr forcedFrame) bool {
 		}
 	}
 	if fr.pF == nil {
-		w.commitForced(F, 0, 0)
+		w.commitForced(F, 0, 0, kappa)
 		return true
 	}
 	if !w.inSw(w.offset(), F) {
@@ -161,7 +164,7 @@ func (w *walk) holdForced(F []int, fr forcedFrame) bool {
 		dEF += (fr.pF[j] - v) * (fr.pF[j] - v)
 	}
 	shift := rho0 + fr.p + math.Sqrt(dEF) - math.Sqrt(math.Max(0, rho0*rho0-fr.p*fr.p))
-	w.commitForced(F, shift, fr.p)
+	w.commitForced(F, shift, fr.p, kappa)
 	return true
 }
 
@@ -202,8 +205,9 @@ func (w *walk) forcedFrame(held []int) (fr forcedFrame, ok bool) {
 }
 
 // forcedKeep returns the held rows that pass holdForcedRows's conditions (a)–(c) in the
-// frame, in held's order.
-func (w *walk) forcedKeep(held []int, fr forcedFrame) []int {
+// frame, in held's order, and forcedTolCharge's κ for them (0 when (a) took every sign
+// exactly).
+func (w *walk) forcedKeep(held []int, fr forcedFrame) (keep []int, kappa float64) {
 	f, d := len(held), len(w.x)
 	if !w.allGeneral && w.heldAsCoords(f) {
 		return w.forcedKeepCoords(held, fr)
@@ -213,16 +217,13 @@ func (w *walk) forcedKeep(held []int, fr forcedFrame) []int {
 		U[k] = w.basisVec(w.base + k)
 	}
 	X := lowerInverse(w.c, held, U)
-	fail := make([]bool, f)
-	for i := range f { // (a): G⁻¹ = XᵀX ≥ 0 in row i
-		for k := i + 1; k < f; k++ {
-			g := 0.0
-			for m := k; m < f; m++ {
-				g += X[m][i] * X[m][k]
-			}
-			if g < -orthoTol {
-				fail[i], fail[k] = true, true
-			}
+	fail, gneg := inverseSigns(X, 0)
+	scaleOK := w.scalesToOrigin(held, fr)
+	if scaleOK {
+		// (a) within orthoTol, charged (forcedTolCharge) while κ stays below what
+		// nearMargin leaves for it
+		if tf, tg := inverseSigns(X, orthoTol); 2*float64(f*f)*tg*fr.rho <= 0.25*nearMargin*w.r {
+			fail, gneg = tf, tg
 		}
 	}
 	D := make([][]float64, f) // dᵢ = U_F X eᵢ
@@ -232,13 +233,76 @@ func (w *walk) forcedKeep(held []int, fr forcedFrame) []int {
 			axpy(D[i], X[k][i], U[k])
 		}
 	}
-	w.forcedSigns(held, D, fr, fail)
+	kb := w.forcedSigns(held, D, fr, fail, scaleOK)
 	costs := w.forcedCosts(D, X, fr.rho, fail, w.forcedViolations(held, fr))
 	mu := make([]float64, f)
 	for i := range f {
 		mu[i] = -dot(fr.v, D[i])
 	}
-	return w.forcedDecide(held, fr, mu, costs, fail)
+	keep = w.forcedDecide(held, fr, mu, costs, fail)
+	if len(keep) == 0 {
+		return keep, 0
+	}
+	return keep, 2*(2*float64(f)*gneg*fr.rho*float64(len(keep))) + kb
+}
+
+// scalesToOrigin reports whether scaling toward the frame's origin keeps S_w and the
+// held rows' slacks proportional, as forcedTolCharge's charges need: always in the frame
+// p_E (p_E ∈ S_w, every held row at offset 0), and in the frame at x when every held row
+// has offset exactly 0 and x ∈ S_w.
+func (w *walk) scalesToOrigin(held []int, fr forcedFrame) bool {
+	return fr.pF != nil || (w.onHeldRows(held) && w.inSw(make([]float64, len(w.x)), held))
+}
+
+// tiltCharge decides a near row l outside E whose products with the dᵢ of the held rows
+// are positive but within orthoTol·‖dᵢ‖ (condition (b)'s tolerance), pi their sum: it
+// returns forcedTolCharge's κ_b = ρ·δ/(σ + δ), δ = ρ·pi, σ the row's offset at the
+// frame's origin, and ok = false when the tolerance cannot be charged (σ ≤ 0, no scaling
+// toward the origin, or κ_b above ¼·nearMargin·r): the rows with a positive product then
+// fail (b) by its exact sign.
+func (w *walk) tiltCharge(l int, pi float64, fr forcedFrame, scaleOK bool) (kb float64, ok bool) {
+	if !scaleOK {
+		return 0, false
+	}
+	sl := w.s[l]
+	if fr.pF != nil {
+		sl = w.slack(l, fr.pF)
+	}
+	delta := fr.rho * pi
+	if !(sl > 0) {
+		return 0, false
+	}
+	kb = fr.rho * delta / (sl + delta)
+	return kb, kb <= 0.25*nearMargin*w.r
+}
+
+// inverseSigns returns condition (a) of holdForcedRows for every held row, G⁻¹ = XᵀX ≥ −tol
+// entrywise in its row (fail marks the rows with an entry below −tol), and gneg, the
+// largest |(G⁻¹)ᵢₖ| over the entries in [−tol, 0) (forcedTolCharge).
+func inverseSigns(X [][]float64, tol float64) (fail []bool, gneg float64) {
+	f := len(X)
+	fail = make([]bool, f)
+	for i := range f {
+		for k := i + 1; k < f; k++ {
+			switch g := inverseEntry(X, i, k); {
+			case g < -tol:
+				fail[i], fail[k] = true, true
+			case g < 0:
+				gneg = math.Max(gneg, -g)
+			}
+		}
+	}
+	return fail, gneg
+}
+
+// onHeldRows reports whether every held row has offset exactly 0 (x lies on it).
+func (w *walk) onHeldRows(held []int) bool {
+	for _, i := range held {
+		if w.s[i] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // forcedDecide applies condition (c) of holdForcedRows, μᵢ > cᵢ, and for the rows that
@@ -293,8 +357,10 @@ func lowerInverse(c *Constraints, held []int, U [][]float64) [][]float64 {
 
 // forcedSigns marks in fail the held rows i with âₗ·dᵢ > 0 for a near row l outside F
 // that neither holds on the whole disc nor is parallel to a row of F with an offset no
-// smaller (condition (b) of holdForcedRows).
-func (w *walk) forcedSigns(held []int, D [][]float64, fr forcedFrame, fail []bool) {
+// smaller (condition (b) of holdForcedRows), and returns forcedTolCharge's κ_b for the
+// products in (0, orthoTol·‖dᵢ‖] taken as nonpositive (tiltCharge; exact signs where it
+// cannot charge them).
+func (w *walk) forcedSigns(held []int, D [][]float64, fr forcedFrame, fail []bool, scaleOK bool) (kb float64) {
 	in := make(map[int]bool, len(held))
 	for _, i := range held {
 		in[i] = true
@@ -304,12 +370,32 @@ func (w *walk) forcedSigns(held []int, D [][]float64, fr forcedFrame, fail []boo
 		if in[l] || w.followsHeld(l, in) || w.holdsOnDisc(l, fr, eqs) {
 			continue
 		}
+		pi := 0.0
+		var tilted []int
 		for i := range held {
-			if !fail[i] && w.c.dotRow(l, D[i]) > orthoTol*norm(D[i]) {
+			if fail[i] {
+				continue
+			}
+			switch a := w.c.dotRow(l, D[i]); {
+			case a > orthoTol*norm(D[i]):
 				fail[i] = true
+			case a > 0:
+				pi += a
+				tilted = append(tilted, i)
 			}
 		}
+		if pi > 0 {
+			k, ok := w.tiltCharge(l, pi, fr, scaleOK)
+			if !ok {
+				for _, i := range tilted {
+					fail[i] = true
+				}
+				continue
+			}
+			kb = math.Max(kb, k)
+		}
 	}
+	return kb
 }
 
 // equalityNormals returns the orthonormal basis of the equalities' normals (the stack's
@@ -389,8 +475,9 @@ func nonpositiveOnly(cands []int, s []float64) []int {
 }
 
 // commitForced records the held rows as forced, drops them from near and sets forcedErr
-// = shift·(‖v‖ + ‖M‖_F·(r + 2p)) (holdForcedRows).
-func (w *walk) commitForced(held []int, shift, p float64) {
+// = (shift + K)·(‖v‖ + ‖M‖_F·(r + 2p + K)), K = 2κ_a + κ_b the moves forcedTolCharge
+// charges (holdForcedRows).
+func (w *walk) commitForced(held []int, shift, p, kappa float64) {
 	out := make(map[int]bool, len(held))
 	for _, i := range held {
 		out[i] = true
@@ -403,8 +490,8 @@ func (w *walk) commitForced(held []int, shift, p float64) {
 	}
 	w.near = rest
 	w.forced = len(held)
-	if shift > 0 {
-		w.forcedErr = shift * (norm(w.mod.v) + w.mod.normF()*(w.r+2*p))
+	if shift > 0 || kappa > 0 {
+		w.forcedErr = (shift + kappa) * (norm(w.mod.v) + w.mod.normF()*(w.r+2*p+kappa))
 	}
 }
 
@@ -442,7 +529,8 @@ func (w *walk) forcedCosts(D, X [][]float64, rho float64, fail []bool, viol []fl
 	for k := range D {
 		nd[k] = norm(D[k])
 	}
-	nonneg := inverseNonnegative(X)
+	nonneg, gneg := inverseNonnegative(X)
+	rho, diagLift := forcedTolCharge(rho, f, gneg)
 	Md, n := make([]float64, d), make([]float64, f)
 	for i := range f {
 		if fail[i] {
@@ -465,7 +553,7 @@ func (w *walk) forcedCosts(D, X [][]float64, rho float64, fail []bool, viol []fl
 		}
 		beta := gramNorm(X, n)
 		if nonneg {
-			beta = math.Min(beta, math.Sqrt(diag))
+			beta = math.Min(beta, math.Sqrt(diag)*diagLift)
 		}
 		for k := 0; k < w.base; k++ { // P_N: off the equalities' normals
 			b := w.basisVec(k)
@@ -481,22 +569,92 @@ func (w *walk) forcedCosts(D, X [][]float64, rho float64, fail []bool, viol []fl
 	return costs
 }
 
-// inverseNonnegative reports whether G⁻¹ = XᵀX ≥ 0 entrywise (X = R⁻¹ lower triangular), with
-// condition (a)'s tolerance orthoTol.
-func inverseNonnegative(X [][]float64) bool {
+// inverseNonnegative reports whether G⁻¹ = XᵀX ≥ 0 entrywise within orthoTol (X = R⁻¹
+// lower triangular), and gneg, the largest |(G⁻¹)ᵢₖ| over the off-diagonal entries in
+// [−orthoTol, 0), which forcedTolCharge charges (0 when there are none).
+func inverseNonnegative(X [][]float64) (nonneg bool, gneg float64) {
 	f := len(X)
+	nonneg = true
 	for i := range f {
 		for k := i + 1; k < f; k++ {
-			g := 0.0
-			for m := k; m < f; m++ {
-				g += X[m][i] * X[m][k]
-			}
-			if g < -orthoTol {
-				return false
+			switch g := inverseEntry(X, i, k); {
+			case g < -orthoTol:
+				nonneg = false
+			case g < 0:
+				gneg = math.Max(gneg, -g)
 			}
 		}
 	}
-	return true
+	return nonneg, gneg
+}
+
+// inverseEntry returns (G⁻¹)ᵢₖ = Σₘ XₘᵢXₘₖ for X = R⁻¹ lower triangular, i < k.
+func inverseEntry(X [][]float64, i, k int) float64 {
+	g := 0.0
+	for m := k; m < len(X); m++ {
+		g += X[m][i] * X[m][k]
+	}
+	return g
+}
+
+// forcedTolCharge returns the radius ρ̃ = ρ·√(1 + 2e·gneg) with which forcedCosts bounds
+// what a row of F gives back, and the factor √(1 + e²·gneg) on the diagonal form of β,
+// for e = |E| rows and gneg the largest |(G⁻¹)ᵢₖ| that condition (a) or
+// inverseNonnegative took as nonnegative (entries in [−orthoTol, 0)); forcedKeep's
+// K = 2κ_a + κ_b, κ_a = 2e·gneg·ρ·|F| and κ_b from condition (b)'s tolerance
+// (tiltCharge), joins forcedErr (commitForced).
+//
+// Proof. Work in holdForcedRows's frame, where scaling toward the origin keeps S_w and
+// makes every held row's slack proportional (scalesToOrigin: the frame p_E, or x when
+// every held row has offset 0 and x ∈ S_w; otherwise (a) and (b) take exact signs,
+// gneg = 0 and no κ_b). Let w = t − s = −A_E z ≥ 0 on S_w (wₖ ≤ ‖z‖ ≤ ρ, ‖w‖₁ ≤ eρ).
+//
+// (b)'s tolerance. For a near row l outside E, not excused, with πₗᵢ = max(0, âₗ·dᵢ) ≤
+// orthoTol·‖dᵢ‖, let S̃ be S_w with row l tightened to âₗ·z + Σ_{i∈F} πₗᵢtᵢ ≤ σₗ (σₗ > 0
+// its offset at the origin). S̃ ⊆ S_w, S̃ ∩ H_F = S_w ∩ H_F (tᵢ = 0 there), and the step
+// z′ = z + tᵢdᵢ below keeps S̃: âₗ·z rises by tᵢâₗ·dᵢ ≤ πₗᵢtᵢ and Σπₗₖtₖ falls by πₗᵢtᵢ.
+// A point z ∈ S_w ∩ D scaled by λ = min over such l of σₗ/(σₗ + δₗ), δₗ = ρ·Σᵢπₗᵢ ≥
+// Σᵢπₗᵢtᵢ, lies in S̃ ∩ D (every term of the tightened row scales by λ, and
+// λ(σₗ + δₗ) ≤ σₗ) and moved by at most κ_b = ρ·max δₗ/(σₗ + δₗ), so
+// min over S_w ∩ D ≥ min over S̃ ∩ D − κ_b·L.
+//
+// (a)'s tolerance. For i ∈ F and z ∈ S̃ ∩ D with tᵢ > 0, z′ = z + tᵢdᵢ: with
+// (G⁻¹)ᵢₖ ≥ −gneg for k ≠ i and wᵢ ≥ tᵢ, z·dᵢ = −(G⁻¹w)ᵢ ≤ −(G⁻¹)ᵢᵢtᵢ + gneg·‖w‖₁, so,
+// with ‖dᵢ‖² = (G⁻¹)ᵢᵢ ≥ 1 (âᵢ·dᵢ = 1),
+//
+//	‖z′‖² ≤ ‖z‖² − tᵢ(tᵢ‖dᵢ‖² − 2gneg·eρ),   ‖z′‖² + tᵢ²‖dᵢ‖² ≤ ‖z‖² + 2tᵢ·gneg·eρ ≤ ρ̃²
+//
+// (tᵢ ≤ wᵢ ≤ ρ). Where tᵢ ≥ T = 2gneg·eρ/‖dᵢ‖², z′ ∈ S̃ ∩ D, and q(z) − q(z′) ≥
+// tᵢ(μᵢ − cᵢ) > 0 by forcedCosts's bounds taken with ρ̃: the first needs the pair
+// (‖z′‖, tᵢ‖dᵢ‖) of length ≤ ρ̃ (above), the second ‖P_Z z′‖ ≤ ρ and
+// ‖R⁻¹w‖ = ‖U_Eᵀz‖ ≤ ρ (exact), and the diagonal form of β,
+// Σₖ tₖ²‖dₖ‖² ≤ Σₖ(G⁻¹)ₖₖwₖ² ≤ wᵀG⁻¹w + gneg·‖w‖₁² ≤ (1 + e²·gneg)ρ², the factor. So a
+// minimizer z* over S̃ ∩ D has tᵢ < T for every i ∈ F, where before it had tᵢ = 0 (the
+// step cannot be made for smaller tᵢ: ‖z′‖ > ρ is possible). Then
+// z° = z* + Σ_{i∈F} tᵢdᵢ lies in H_F and in S̃ (as z′ does), so in S_w ∩ H_F, within
+// κ_a = Σᵢ tᵢ‖dᵢ‖ ≤ 2gneg·eρ·|F| of z*, and q(z°) ≤ q(z*) + κ_a·L.
+//
+// L = ‖v‖ + ‖M‖_F·(r + 2p + K) bounds the gradient on the points of norm ≤ r + 2p + K
+// (x-coordinates, holdForcedRows); forcedKeep and tiltCharge keep κ_a and κ_b below
+// ¼·nearMargin·r (else exact signs), so the rows farther than r + 2p hold at z° as on D
+// (2p ≤ ½·nearMargin·r). In the frame p_E the shift argument then applies to z°
+// (‖z°‖ ≤ ρ + κ_a): it moves by at most shift + κ_a into W. In the frame at x, where
+// forcedErr was 0, H_F passes through x, and scaling z° toward x by r/(r + κ_a) stays in
+// S_w ∩ H_F and enters B(0, r), moving by at most κ_a. Either way
+//
+//	min over S_w ∩ H_c ∩ B(0, r) ≥ min over W − (shift + 2κ_a + κ_b)·L,
+//
+// the forcedErr of commitForced (shift 0, p = 0 at x). At e = 100, gneg ≤ 10⁻¹² κ_a is
+// a relative 2·10⁻⁸ of ρ per forced row. Without the charge a pair of rows at
+// 90° − 5·10⁻¹³ rad (G⁻¹'s off-diagonal ≈ −5·10⁻¹³) passes (a) while
+// ‖z′‖² + tᵢ²‖dᵢ‖² exceeds ρ², the radius of forcedCosts's first bound
+// (TestTolchargeForcedAcute).
+func forcedTolCharge(rho float64, e int, gneg float64) (rhoT, diagLift float64) {
+	if gneg == 0 {
+		return rho, 1
+	}
+	fe := float64(e)
+	return rho * math.Sqrt(1+2*fe*gneg), math.Sqrt(1 + fe*fe*gneg)
 }
 
 // gramNorm returns ‖Rᵀn‖ = √(nᵀGn) for X = R⁻¹ lower triangular, by back substitution of
@@ -550,10 +708,10 @@ func (w *walk) heldAsCoords(f int) bool {
 // only for rows with μᵢ = −ṽ·âᵢ > 0 (cᵢ ≥ 0 fails the others). Cost O(nnz + d) for (b)
 // and O(d) plus one product per row tried in (c), no vector per held row (forcedKeep's D
 // is f×d: 800 MB at a vertex of a box of d = 10⁴).
-func (w *walk) forcedKeepCoords(held []int, fr forcedFrame) []int {
+func (w *walk) forcedKeepCoords(held []int, fr forcedFrame) (keep []int, kappa float64) {
 	f := len(held)
 	fail := make([]bool, f)
-	w.forcedSignsCoords(held, fr, fail)
+	kb := w.forcedSignsCoords(held, fr, fail, w.scalesToOrigin(held, fr))
 	mu := make([]float64, f)
 	for i := range f {
 		j, sign := w.basis.isCoord(w.base + i)
@@ -561,7 +719,11 @@ func (w *walk) forcedKeepCoords(held []int, fr forcedFrame) []int {
 		fail[i] = fail[i] || !(mu[i] > 0)
 	}
 	costs := w.forcedCostsCoords(f, fr.rho, mu, fail, w.forcedViolations(held, fr))
-	return w.forcedDecide(held, fr, mu, costs, fail)
+	keep = w.forcedDecide(held, fr, mu, costs, fail)
+	if len(keep) == 0 {
+		return keep, 0
+	}
+	return keep, kb
 }
 
 // heldEntry returns the index in held (entries base.. of the basis) of the row holding
@@ -576,8 +738,9 @@ func (w *walk) heldEntry(j, f int) int {
 
 // forcedSignsCoords is forcedSigns for held rows that are coordinates: âₗ·dᵢ = âₗ·âᵢ is
 // σᵢ times row l's entry at jᵢ, so a bound l touches at most the one held row on its
-// coordinate and a general row those on its support.
-func (w *walk) forcedSignsCoords(held []int, fr forcedFrame, fail []bool) {
+// coordinate and a general row those on its support; entries in (0, orthoTol] are
+// charged as there (tiltCharge).
+func (w *walk) forcedSignsCoords(held []int, fr forcedFrame, fail []bool, scaleOK bool) (kb float64) {
 	in := make(map[int]bool, len(held))
 	for _, i := range held {
 		in[i] = true
@@ -594,15 +757,36 @@ func (w *walk) forcedSignsCoords(held []int, fr forcedFrame, fail []bool) {
 			}
 			continue
 		}
+		pi := 0.0
+		var tilted []int
 		for j, a := range w.c.row(l) {
 			if a == 0 {
 				continue
 			}
-			if i := w.heldEntry(j, f); i >= 0 && a*w.basis.sign[w.base+i] > orthoTol {
+			i := w.heldEntry(j, f)
+			if i < 0 || fail[i] {
+				continue
+			}
+			switch p := a * w.basis.sign[w.base+i]; {
+			case p > orthoTol:
 				fail[i] = true
+			case p > 0:
+				pi += p
+				tilted = append(tilted, i)
 			}
 		}
+		if pi > 0 {
+			k, ok := w.tiltCharge(l, pi, fr, scaleOK)
+			if !ok {
+				for _, i := range tilted {
+					fail[i] = true
+				}
+				continue
+			}
+			kb = math.Max(kb, k)
+		}
 	}
+	return kb
 }
 
 // forcedCostsCoords is forcedCosts for held rows that are coordinates (dᵢ = σᵢe_{jᵢ},

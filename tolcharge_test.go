@@ -291,3 +291,122 @@ func TestTolchargeBisectError(t *testing.T) {
 	}
 	t.Logf("largest |Ĝ − G|/E: %.3g", worst)
 }
+
+// TestTolchargeForcedAcute: forcedTolCharge's radius against the inequalities that
+// forcedCosts's bounds rest on, for rows of E that condition (a) passes within orthoTol.
+// E is e ≤ 6 unit rows of ℝᵈ, an orthonormal set tilted pairwise by cₖ ∈ {0, ±10⁻¹³,
+// ±5·10⁻¹³, ±9·10⁻¹³} (G⁻¹'s off-diagonal entries ≈ −cₖ: acute pairs at the tolerance's
+// edge, obtuse ones, exactly orthogonal ones); in the frame at x (s = 0, t = w) points
+// z = −U_E·X·w of norm 1 with w ≥ 0 random, sparse, and on the pairs (eᵢ + eₖ) where the
+// excess is largest. For every row i passing (a):
+//
+//	‖z + tᵢdᵢ‖² + tᵢ²‖dᵢ‖² ≤ ρ̃²,   Σₖ tₖ²‖dₖ‖² ≤ (lift·ρ)²   (ρ = 1),
+//
+// the first bound's Cauchy–Schwarz pair and β's diagonal form. Without the charge
+// (ρ̃ = ρ, lift = 1) both exceed by ≈ 2|gᵢₖ|tᵢtₖ ≈ 10⁻¹², far above the arithmetic's 10⁻¹⁵.
+func TestTolchargeForcedAcute(t *testing.T) {
+	var checked, tilted int
+	tilts := []float64{0, 1e-13, -1e-13, 5e-13, -5e-13, 9e-13, -9e-13}
+	for trial := range 1500 {
+		rng := rand.New(rand.NewPCG(6007, uint64(trial)))
+		d := 2 + rng.IntN(5)
+		e := 2 + rng.IntN(d-1)
+		Q := randOrth(rng, d)
+		A := mat.NewDense(e, d, nil)
+		for k := range e {
+			c := tilts[rng.IntN(len(tilts))]
+			n := (k + 1) % e
+			for j := range d {
+				A.Set(k, j, Q.At(j, k)+c*Q.At(j, n))
+			}
+		}
+		cons, err := NewConstraints(A, make([]float64, e))
+		if err != nil || cons.rowCount() != e {
+			continue
+		}
+		held := make([]int, e)
+		U := make([][]float64, 0, e)
+		for k := range e {
+			held[k] = k
+			u, ok := unitOrthogonal(cons.row(k), U)
+			if !ok {
+				t.Fatalf("trial %d: dependent rows", trial)
+			}
+			U = append(U, u)
+		}
+		X := lowerInverse(cons, held, U)
+		fail, _ := inverseSigns(X, orthoTol)
+		nonneg, gneg := inverseNonnegative(X)
+		if gneg > 0 {
+			tilted++
+		}
+		rhoT, lift := forcedTolCharge(1, e, gneg)
+		D := make([][]float64, e)
+		for i := range e {
+			D[i] = make([]float64, d)
+			for k := i; k < e; k++ {
+				axpy(D[i], X[k][i], U[k])
+			}
+		}
+		for s := range 40 {
+			w := make([]float64, e)
+			switch {
+			case s < e*(e-1)/2: // the pairs
+				p := 0
+				for i := range e {
+					for k := i + 1; k < e; k++ {
+						if p == s {
+							w[i], w[k] = 1, 1
+						}
+						p++
+					}
+				}
+			default:
+				for k := range w {
+					if rng.IntN(3) > 0 {
+						w[k] = rng.Float64()
+					}
+				}
+			}
+			z := make([]float64, d) // z = −U·X·w
+			for j := range e {
+				xw := 0.0
+				for k := 0; k <= j; k++ {
+					xw += X[j][k] * w[k]
+				}
+				axpy(z, -xw, U[j])
+			}
+			nz := norm(z)
+			if nz == 0 {
+				continue
+			}
+			scale(z, 1/nz)
+			for k := range w {
+				w[k] /= nz
+			}
+			diag := 0.0
+			for k := range e {
+				diag += w[k] * w[k] * dot(D[k], D[k])
+			}
+			if nonneg && diag > lift*lift*(1+2e-15) {
+				t.Errorf("trial %d: Σ tₖ²‖dₖ‖² = %.17g above lift² = %.17g", trial, diag, lift*lift)
+			}
+			for i := range e {
+				if fail[i] || w[i] == 0 {
+					continue
+				}
+				zp := slices.Clone(z)
+				axpy(zp, w[i], D[i])
+				pair := dot(zp, zp) + w[i]*w[i]*dot(D[i], D[i])
+				checked++
+				if pair > rhoT*rhoT*(1+2e-15) {
+					t.Errorf("trial %d, row %d: ‖z′‖² + tᵢ²‖dᵢ‖² = %.17g above ρ̃² = %.17g", trial, i, pair, rhoT*rhoT)
+				}
+			}
+		}
+	}
+	t.Logf("%d steps checked, %d draws with G⁻¹ entries in [−orthoTol, 0)", checked, tilted)
+	if tilted < 300 {
+		t.Errorf("only %d draws at the tolerance's edge", tilted)
+	}
+}
