@@ -410,3 +410,117 @@ func TestTolchargeForcedAcute(t *testing.T) {
 		t.Errorf("only %d draws at the tolerance's edge", tilted)
 	}
 }
+
+// TestTolchargeTiltCharge: tiltCharge's κ_b against the two facts forcedTolCharge's proof
+// draws from it, on rows of E through x (frame at x, offsets 0) and a near row l with
+// products πᵢ = âₗ·dᵢ in (0, orthoTol·‖dᵢ‖] and offset σ ∈ [0.01r, 0.11r]: every z ∈ S_w ∩ D
+// (sampled, with row l active and t large) scaled by λ = 1 − κ_b/ρ satisfies the tightened
+// row âₗ·λz + Σᵢπᵢtᵢ(λz) ≤ σ, and the step z + tᵢdᵢ keeps it. With κ_b 1e3× smaller the
+// scaled points violate it.
+func TestTolchargeTiltCharge(t *testing.T) {
+	var checked int
+	for trial := range 400 {
+		rng := rand.New(rand.NewPCG(3301, uint64(trial)))
+		d := 3 + rng.IntN(4)
+		e := 1 + rng.IntN(d-2)
+		Q := randOrth(rng, d)
+		A := mat.NewDense(e+1, d, nil)
+		for k := range e {
+			for j := range d {
+				A.Set(k, j, Q.At(j, k))
+			}
+		}
+		for j := range d { // l = n + Σ πₖ âₖ, n ⟂ E
+			v := Q.At(j, e)
+			for k := range e {
+				v += 0.9 * orthoTol * rng.Float64() * Q.At(j, k)
+			}
+			A.Set(e, j, v)
+		}
+		cons, err := NewConstraints(A, make([]float64, e+1))
+		if err != nil || cons.rowCount() != e+1 {
+			continue
+		}
+		r := 0.5
+		sigma := r * (0.01 + 0.1*rng.Float64())
+		w := &walk{c: cons, r: r, s: append(make([]float64, e), sigma)}
+		held := make([]int, e)
+		U := make([][]float64, 0, e)
+		for k := range e {
+			held[k] = k
+			u, _ := unitOrthogonal(cons.row(k), U)
+			U = append(U, u)
+		}
+		X := lowerInverse(cons, held, U)
+		D := make([][]float64, e)
+		pi := make([]float64, e)
+		sum := 0.0
+		for i := range e {
+			D[i] = make([]float64, d)
+			for k := i; k < e; k++ {
+				axpy(D[i], X[k][i], U[k])
+			}
+			pi[i] = math.Max(0, cons.dotRow(e, D[i]))
+			if pi[i] > orthoTol*norm(D[i]) {
+				t.Fatalf("trial %d: π = %g above the tolerance", trial, pi[i])
+			}
+			sum += pi[i]
+		}
+		fr := forcedFrame{v: make([]float64, d), rho: r}
+		kb, ok := w.tiltCharge(e, sum, fr, true)
+		if !ok {
+			continue
+		}
+		lam := 1 - kb/r
+		tight := func(z []float64, tt []float64) float64 { // âₗ·z + Σπᵢtᵢ − σ
+			v := cons.dotRow(e, z) - sigma
+			for i := range e {
+				v += pi[i] * tt[i]
+			}
+			return v
+		}
+		for range 50 {
+			z := make([]float64, d) // t ≥ 0 large, row l active, ‖z‖ = r
+			for k := range e {
+				axpy(z, -rng.Float64(), cons.row(k))
+			}
+			n := cons.row(e)
+			axpy(z, -dot(n, z), n) // on l's hyperplane through x, then lifted to σ
+			axpy(z, sigma, n)
+			nz := norm(z)
+			if nz > r {
+				scale(z, r/nz)
+			}
+			tt := make([]float64, e)
+			in := true
+			for k := range e {
+				tt[k] = -cons.dotRow(k, z)
+				in = in && tt[k] >= 0
+			}
+			if !in || cons.dotRow(e, z) > sigma*(1+1e-12) {
+				continue
+			}
+			zs := slices.Clone(z)
+			scale(zs, lam)
+			ts := slices.Clone(tt)
+			scale(ts, lam)
+			checked++
+			if v := tight(zs, ts); v > 1e-15*r {
+				t.Errorf("trial %d: λz violates the tightened row by %.3g (κ_b %.3g)", trial, v, kb)
+			}
+			for i := range e { // the step keeps S̃
+				zp := slices.Clone(zs)
+				axpy(zp, ts[i], D[i])
+				tp := slices.Clone(ts)
+				tp[i] = 0
+				if v := tight(zp, tp); v > tight(zs, ts)+1e-15*r && v > 1e-15*r {
+					t.Errorf("trial %d: the step along d%d leaves the tightened row by %.3g", trial, i, v)
+				}
+			}
+		}
+	}
+	t.Logf("%d scaled points checked", checked)
+	if checked < 1000 {
+		t.Errorf("only %d points", checked)
+	}
+}
