@@ -584,8 +584,9 @@ func coneRounding(d int, hn, kappa2, nc, nr float64) float64 {
 // (P's entries fl(Cᵢⱼ − Nᵢⱼ) are rounded relatively), charged with ‖P‖ itself, not with
 // ‖C‖_F: N ≥ 0 may be far larger than C. Before, both tests took a Cholesky factorization
 // of the computed matrix as a proof, which holds only up to its backward error
-// (TestTolchargeCopositiveExact: 2×2 matrices at exact rational distance of a few ulps
-// outside the cone were proven).
+// (TestTolchargeCopositiveExact: 2×2 matrices a few ulps outside the cone, exactly, were
+// proven by the Cholesky factorization of P = C; with P charged but Ê ignored, by the
+// partition).
 func copositive(C [][]float64, maxSimplices int) (ok bool, neg []float64) {
 	m := len(C)
 	for _, row := range C {

@@ -524,3 +524,152 @@ func TestTolchargeTiltCharge(t *testing.T) {
 		t.Errorf("only %d points", checked)
 	}
 }
+
+// simplexArgMin returns a minimizer over the standard simplex of tᵀCt (simplexMinExact's
+// enumeration of supports), as float64.
+func simplexArgMin(C [][]float64) []float64 {
+	m := len(C)
+	best, arg := math.Inf(1), []float64(nil)
+	try := func(t []float64) {
+		if v := quadForm(C, t); v < best {
+			best, arg = v, t
+		}
+	}
+	for i := range m {
+		t := make([]float64, m)
+		t[i] = 1
+		try(t)
+	}
+	for mask := 1; mask < 1<<m; mask++ {
+		var S []int
+		for i := range m {
+			if mask>>i&1 == 1 {
+				S = append(S, i)
+			}
+		}
+		k := len(S)
+		if k < 2 {
+			continue
+		}
+		A := mat.NewDense(k, k, nil)
+		for a, i := range S {
+			for b, j := range S {
+				A.Set(a, b, C[i][j])
+			}
+		}
+		ones := mat.NewVecDense(k, nil)
+		for a := range k {
+			ones.SetVec(a, 1)
+		}
+		var y mat.VecDense
+		if err := y.SolveVec(A, ones); err != nil {
+			continue
+		}
+		s := 0.0
+		for a := range k {
+			s += y.AtVec(a)
+		}
+		if s == 0 {
+			continue
+		}
+		t := make([]float64, m)
+		ok := true
+		for a, i := range S {
+			t[i] = y.AtVec(a) / s
+			ok = ok && t[i] >= 0
+		}
+		if ok {
+			try(t)
+		}
+	}
+	return arg
+}
+
+// TestTolchargeCopositiveBoundary: TestReviewCopositiveBoundary's matrices C′ = C − (μ + η)11ᵀ
+// (random, flat rows, ±1 patterns, repeated rows; m = 2 to 6; μ the simplex minimum) taken
+// to the boundary's rounding, η = 10⁻¹², 10⁻¹⁴ and 4·2⁻⁵² of max|Cᵢⱼ| on both sides: where
+// the simplex minimizer t of C′ gives tᵀC′t < 0 in exact rational arithmetic (big.Rat on
+// the stored entries), copositive must not prove C′ at all, however close.
+func TestTolchargeCopositiveBoundary(t *testing.T) {
+	var certified, falseProofs, posProven, pos int
+	zero := new(big.Rat)
+	for trial := range 3000 {
+		rng := rand.New(rand.NewPCG(8823, uint64(trial)))
+		m := 2 + rng.IntN(5)
+		C := make([][]float64, m)
+		for i := range C {
+			C[i] = make([]float64, m)
+		}
+		kind := trial % 4
+		for i := range m {
+			for j := i; j < m; j++ {
+				var v float64
+				switch kind {
+				case 0:
+					v = rng.NormFloat64()
+				case 1:
+					v = []float64{-2, 0, 0, 1}[rng.IntN(4)]
+					if i == j {
+						v = 0
+					}
+				case 2:
+					v = float64(2*rng.IntN(2) - 1)
+					if i == j {
+						v = 1
+					}
+				case 3:
+					v = float64(rng.IntN(5) - 2)
+				}
+				C[i][j], C[j][i] = v, v
+			}
+		}
+		if kind == 3 && m > 2 {
+			for j := range m {
+				C[m-1][j], C[j][m-1] = C[0][j], C[j][0]
+			}
+			C[m-1][m-1] = C[0][0]
+		}
+		big := 0.0
+		for i := range m {
+			for j := range m {
+				big = math.Max(big, math.Abs(C[i][j]))
+			}
+		}
+		if big == 0 {
+			continue
+		}
+		mu := simplexMinExact(C)
+		eta := []float64{1e-12, 1e-14, 4 * 0x1p-52, -1e-12, -1e-14, -4 * 0x1p-52}[trial/4%6] * big
+		Cp := make([][]float64, m)
+		for i := range m {
+			Cp[i] = make([]float64, m)
+			for j := range m {
+				Cp[i][j] = C[i][j] - (mu + eta)
+			}
+		}
+		ok, _ := copositive(Cp, coneMaxSimplices)
+		if eta < 0 {
+			pos++
+			if ok {
+				posProven++
+			}
+			continue
+		}
+		arg := simplexArgMin(Cp)
+		if arg == nil || exactForm(Cp, arg).Cmp(zero) >= 0 {
+			continue
+		}
+		certified++
+		if ok {
+			falseProofs++
+			if falseProofs <= 5 {
+				t.Errorf("trial %d (kind %d, m %d, η %.3g): proven copositive, but tᵀC′t < 0 exactly at t = %v", trial, kind, m, eta, arg)
+			}
+		}
+	}
+	t.Logf("%d matrices certified not copositive exactly: %d proven; %d of %d at −η inside proven",
+		certified, falseProofs, posProven, pos)
+	if certified < 500 {
+		t.Errorf("only %d exact certificates", certified)
+	}
+}
