@@ -237,9 +237,12 @@ func TestTolchargeCopositiveExact(t *testing.T) {
 
 // TestTolchargeBisectError: the running bound E of copositive's partition against the
 // exact Gram matrices VᵀCV (big.Float, exact: V's entries are dyadic of at most 49 bits)
-// along random bisection paths to coneMaxDepth, for random C of order 2–7 with entries of
+// along random bisection paths to coneMaxDepth (checked at every sixth depth), for random C of order 2–7 with entries of
 // mixed scales: |Ĝ − G| ≤ E entrywise, and the exact V is the one the cone stores.
 func TestTolchargeBisectError(t *testing.T) {
+	// exactPrec holds every sum exactly: terms vₐCv_b have at most 49 + 53 + 49 bits with
+	// exponents in [−48 − 48 − 60 − 53, 8] for |Cᵢⱼ| ∈ [2⁻⁶⁰, 2⁶], plus log₂(k²) carries.
+	const exactPrec = 320
 	var worst float64 // max |Ĝ − G|/E over entries with E > 0
 	for trial := range 300 {
 		rng := rand.New(rand.NewPCG(5113, uint64(trial)))
@@ -263,18 +266,21 @@ func TestTolchargeBisectError(t *testing.T) {
 				r = j
 			}
 			sc = sc.bisect(k, i, j, r)
+			if sc.depth%6 != 1 && sc.depth != coneMaxDepth {
+				continue // exact products at depths 1, 7, …, 43 and 48
+			}
 			for a := range k {
 				for b := range k {
-					g := new(big.Float).SetPrec(4096)
+					g := new(big.Float).SetPrec(exactPrec)
 					for p := range k {
 						for q := range k {
-							x := new(big.Float).SetPrec(4096).SetFloat64(sc.V[p*k+a])
-							x.Mul(x, new(big.Float).SetPrec(4096).SetFloat64(C[p*k+q]))
-							x.Mul(x, new(big.Float).SetPrec(4096).SetFloat64(sc.V[q*k+b]))
+							x := new(big.Float).SetPrec(exactPrec).SetFloat64(sc.V[p*k+a])
+							x.Mul(x, new(big.Float).SetPrec(exactPrec).SetFloat64(C[p*k+q]))
+							x.Mul(x, new(big.Float).SetPrec(exactPrec).SetFloat64(sc.V[q*k+b]))
 							g.Add(g, x)
 						}
 					}
-					diff := new(big.Float).SetPrec(4096).SetFloat64(sc.G[a*k+b])
+					diff := new(big.Float).SetPrec(exactPrec).SetFloat64(sc.G[a*k+b])
 					diff.Sub(diff, g)
 					d, _ := diff.Float64()
 					d = math.Abs(d)
