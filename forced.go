@@ -79,7 +79,8 @@ const (
 // on, a row x violates within the tolerance), the frame is x itself (ṽ = v, ρ = r,
 // D = B(0, r)): with t = s − A_E z ≥ 0 the same steps hold (z·dᵢ = (G⁻¹s)ᵢ − (G⁻¹t)ᵢ ≤
 // −(G⁻¹t)ᵢ as s ≤ 0, and ‖U_Eᵀz‖² = (t − s)ᵀG⁻¹(t − s)), and the walk's set
-// S_w ∩ H_F ∩ B(0, r) holds every minimizer: forcedErr = 0.
+// S_w ∩ H_F ∩ B(0, r) holds every minimizer: forcedErr = 0 (unless forcedTolCharge charges
+// orthoTol: (a) or (b) decided within it).
 //
 // Otherwise the walk's set W = S_w ∩ H_c ∩ H_F ∩ B(0, r) is the disc about p_F (the point of
 // H_c ∩ H_F nearest 0, which must lie in S_w) of radius √(ρ₀² − ‖p_F − p_c‖²) ≥ √(ρ₀² − p²)

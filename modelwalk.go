@@ -194,7 +194,7 @@ const precisionFactor = 16
 //
 // The equalities add eqErr (walk.equalityErr), 0 without them, and the forced rows
 // forcedErr (walk.holdForcedRows), 0 when its proof's frame is x itself (no equalities,
-// bounds x sits on), to η. An escape uses η twice: it certifies only when the best value
+// bounds x sits on) and no tolerance is charged (forcedTolCharge), to η. An escape uses η twice: it certifies only when the best value
 // found exceeds −δ/2 + η (the minimum over S ∩ B(x, r) then exceeds −δ/2), and only when
 // η < δ/6, so that a
 // relaxed bound that prunes at −δ/3 (walk.enumerate) stays above −δ/2 and every value
