@@ -275,13 +275,9 @@ func (rn *run) purifyOrEnd(ctx context.Context) (Status, bool, error) {
 // with the certified one kept for undo. A budget, the context or an oracle returning NaN
 // or Inf while purifying is no error: the certificate stands. A panicking oracle is.
 func (rn *run) purifyStep(ctx context.Context) (moved bool, err error) {
-	xp, moved, dec, err := rn.purify(ctx, rn.x)
-	var nf *NonFiniteError
-	if err != nil && !errors.Is(err, errGradBudget) && !errors.Is(err, errCanceled) && !errors.As(err, &nf) {
+	xp, dec, moved, err := rn.wallMove(ctx)
+	if !moved || err != nil {
 		return false, err
-	}
-	if !moved {
-		return false, nil
 	}
 	rn.undo = &certifiedPoint{x: rn.x, decrease: rn.dec, confidence: rn.confidence, radius: rn.r, kkt: rn.kkt}
 	rn.x = xp
@@ -289,6 +285,19 @@ func (rn *run) purifyStep(ctx context.Context) (moved bool, err error) {
 	rn.ev.stats.Purifications++
 	rn.report(EventPurification, rn.x, rn.dec, nil)
 	return true, nil
+}
+
+// wallMove is purify's move from the run's point, for Purify and the flat moves alike: the
+// new point and f's decrease when it moved. A budget, the context or an oracle returning
+// NaN or Inf while moving is no error, only no move (the run's point stands); a panicking
+// oracle is.
+func (rn *run) wallMove(ctx context.Context) (xp []float64, dec float64, moved bool, err error) {
+	xp, moved, dec, err = rn.purify(ctx, rn.x)
+	var nf *NonFiniteError
+	if err != nil && !errors.Is(err, errGradBudget) && !errors.Is(err, errCanceled) && !errors.As(err, &nf) {
+		return nil, 0, false, err
+	}
+	return xp, dec, moved && err == nil, nil
 }
 
 // flatMoveOrEnd follows an escape e that hit MaxSubsets at the run's point x: a flat
@@ -321,9 +330,8 @@ func (rn *run) flatMoveOrEnd(ctx context.Context, e *EscapeResult) (Status, bool
 	if rn.s.NoFlatMoves || rn.undo != nil || rn.restarting() || rn.ev.sto != nil || e.Method == MethodCorner || rn.matrixFree() {
 		return StatusSubsetLimit, true, nil
 	}
-	xp, moved, dec, err := rn.purify(ctx, rn.x)
-	var nf *NonFiniteError
-	if err != nil && !errors.Is(err, errGradBudget) && !errors.Is(err, errCanceled) && !errors.As(err, &nf) {
+	xp, dec, moved, err := rn.wallMove(ctx)
+	if err != nil {
 		return 0, true, err
 	}
 	if !moved {
