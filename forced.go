@@ -255,6 +255,22 @@ func (w *walk) scalesToOrigin(held []int, fr forcedFrame) bool {
 	return fr.pF != nil || (w.onHeldRows(held) && w.inSw(make([]float64, len(w.x)), held))
 }
 
+// chargeTilt charges row l's tilt pi towards the held rows tilted (tiltCharge) and
+// returns κ_b, or, where the charge does not apply, fails those rows and returns 0.
+func (w *walk) chargeTilt(l int, pi float64, tilted []int, fail []bool, fr forcedFrame, scaleOK bool) float64 {
+	if pi <= 0 {
+		return 0
+	}
+	k, ok := w.tiltCharge(l, pi, fr, scaleOK)
+	if !ok {
+		for _, i := range tilted {
+			fail[i] = true
+		}
+		return 0
+	}
+	return k
+}
+
 // tiltCharge decides a near row l outside E whose products with the dᵢ of the held rows
 // are positive but within orthoTol·‖dᵢ‖ (condition (b)'s tolerance), pi their sum: it
 // returns forcedTolCharge's κ_b = ρ·δ/(σ + δ), δ = ρ·pi, σ the row's offset at the
@@ -385,16 +401,7 @@ func (w *walk) forcedSigns(held []int, D [][]float64, fr forcedFrame, fail []boo
 				tilted = append(tilted, i)
 			}
 		}
-		if pi > 0 {
-			k, ok := w.tiltCharge(l, pi, fr, scaleOK)
-			if !ok {
-				for _, i := range tilted {
-					fail[i] = true
-				}
-				continue
-			}
-			kb = math.Max(kb, k)
-		}
+		kb = math.Max(kb, w.chargeTilt(l, pi, tilted, fail, fr, scaleOK))
 	}
 	return kb
 }
@@ -776,16 +783,7 @@ func (w *walk) forcedSignsCoords(held []int, fr forcedFrame, fail []bool, scaleO
 				tilted = append(tilted, i)
 			}
 		}
-		if pi > 0 {
-			k, ok := w.tiltCharge(l, pi, fr, scaleOK)
-			if !ok {
-				for _, i := range tilted {
-					fail[i] = true
-				}
-				continue
-			}
-			kb = math.Max(kb, k)
-		}
+		kb = math.Max(kb, w.chargeTilt(l, pi, tilted, fail, fr, scaleOK))
 	}
 	return kb
 }
