@@ -205,44 +205,8 @@ func TestCapQuickBoundary(t *testing.T) {
 	for trial := range 3000 {
 		rng := rand.New(rand.NewPCG(2611, uint64(trial)))
 		k := 2 + rng.IntN(5)
-		C := make([][]float64, k)
-		for i := range C {
-			C[i] = make([]float64, k)
-		}
 		kind := trial % 5
-		for i := range k {
-			for j := i; j < k; j++ {
-				var v float64
-				switch kind {
-				case 0:
-					v = rng.NormFloat64()
-				case 1: // flat rows: zero diagonal, couplings in {−2, 0, 1}
-					v = []float64{-2, 0, 0, 1}[rng.IntN(4)]
-					if i == j {
-						v = 0
-					}
-				case 2: // ±1 patterns
-					v = float64(2*rng.IntN(2) - 1)
-					if i == j {
-						v = 1
-					}
-				case 3: // a repeated row
-					v = float64(rng.IntN(5) - 2)
-				case 4: // nonnegative but for the λ column
-					v = math.Max(0, rng.NormFloat64())
-					if j == k-1 {
-						v = rng.NormFloat64()
-					}
-				}
-				C[i][j], C[j][i] = v, v
-			}
-		}
-		if kind == 3 && k > 2 {
-			for j := range k {
-				C[k-1][j], C[j][k-1] = C[0][j], C[j][0]
-			}
-			C[k-1][k-1] = C[0][0]
-		}
+		C := boundaryTestMatrix(rng, k, kind)
 		big := 0.0
 		for i := range k {
 			for j := range k {

@@ -78,40 +78,8 @@ func TestReviewCopositiveBoundary(t *testing.T) {
 	for trial := range 6000 {
 		rng := rand.New(rand.NewPCG(4245, uint64(trial)))
 		m := 2 + rng.IntN(5)
-		C := make([][]float64, m)
-		for i := range C {
-			C[i] = make([]float64, m)
-		}
 		kind := trial % 4
-		for i := range m {
-			for j := i; j < m; j++ {
-				var v float64
-				switch kind {
-				case 0:
-					v = rng.NormFloat64()
-				case 1: // flat rows: zero diagonal, couplings in {−2, 0, 1}
-					v = []float64{-2, 0, 0, 1}[rng.IntN(4)]
-					if i == j {
-						v = 0
-					}
-				case 2: // ±1 patterns
-					v = float64(2*rng.IntN(2) - 1)
-					if i == j {
-						v = 1
-					}
-				case 3: // a repeated row
-					v = float64(rng.IntN(5) - 2)
-				}
-				C[i][j], C[j][i] = v, v
-			}
-		}
-		if kind == 3 && m > 2 {
-			for j := range m {
-				C[m-1][j] = C[0][j]
-				C[j][m-1] = C[j][0]
-			}
-			C[m-1][m-1] = C[0][0]
-		}
+		C := boundaryTestMatrix(rng, m, kind)
 		big := 0.0
 		for i := range m {
 			for j := range m {
@@ -144,4 +112,49 @@ func TestReviewCopositiveBoundary(t *testing.T) {
 		}
 	}
 	t.Logf("%d matrices: %d proven copositive, %d false proofs", tried, proven, falseProofs)
+}
+
+// boundaryTestMatrix draws a symmetric m×m matrix of the copositivity sweeps'
+// kind: 0 Gaussian entries; 1 flat rows (zero diagonal, couplings in {−2, 0, 1}); 2 ±1
+// patterns with a unit diagonal; 3 entries in {−2, …, 2} with the last row a copy of the
+// first (m > 2); 4 nonnegative entries but for a Gaussian last column.
+func boundaryTestMatrix(rng *rand.Rand, m, kind int) [][]float64 {
+	C := make([][]float64, m)
+	for i := range C {
+		C[i] = make([]float64, m)
+	}
+	for i := range m {
+		for j := i; j < m; j++ {
+			var v float64
+			switch kind {
+			case 0:
+				v = rng.NormFloat64()
+			case 1:
+				v = []float64{-2, 0, 0, 1}[rng.IntN(4)]
+				if i == j {
+					v = 0
+				}
+			case 2:
+				v = float64(2*rng.IntN(2) - 1)
+				if i == j {
+					v = 1
+				}
+			case 3:
+				v = float64(rng.IntN(5) - 2)
+			case 4:
+				v = math.Max(0, rng.NormFloat64())
+				if j == m-1 {
+					v = rng.NormFloat64()
+				}
+			}
+			C[i][j], C[j][i] = v, v
+		}
+	}
+	if kind == 3 && m > 2 {
+		for j := range m {
+			C[m-1][j], C[j][m-1] = C[0][j], C[j][0]
+		}
+		C[m-1][m-1] = C[0][0]
+	}
+	return C
 }
