@@ -259,9 +259,10 @@ func (rn *run) ladderEnd(ctx context.Context) (Status, bool, error) {
 }
 
 // purifyOrEnd follows a certificate at the run's point (of confidence rn.confidence) once
-// no restart follows: Purify's move (another round), or the end, certified.
+// no restart follows: Purify's move (another round; not after a matrix-free escape, as
+// for flat moves: see matrixFree), or the end, certified.
 func (rn *run) purifyOrEnd(ctx context.Context) (Status, bool, error) {
-	if rn.s.Purify {
+	if rn.s.Purify && !rn.matrixFree() {
 		moved, err := rn.purifyStep(ctx)
 		if moved || err != nil {
 			return 0, false, err

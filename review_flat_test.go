@@ -797,3 +797,44 @@ func BenchmarkFlatMovesMatrixFree(b *testing.B) {
 		})
 	}
 }
+
+// TestPurifyMatrixFree: Purify makes no move after a matrix-free escape (the move's d×m
+// basis and m×m face Hessian are what that path avoids; TestReviewFlatMatrixFree's
+// reason): on the sweep's cases whose dense run purifies, the matrix-free run with Purify
+// makes none and ends exactly as without it.
+func TestPurifyMatrixFree(t *testing.T) {
+	var tried int
+	for i := 0; tried < 6 && i < 400; i++ {
+		fc, err := reviewFlatCase(57, i)
+		if err != nil || fc.s.Search.Rungs > 0 {
+			continue
+		}
+		fc.p.Hess = nil
+		fc.s.Purify = true
+		if dense := flatMinimize(fc, fc.s, nil); dense.err != nil || dense.res.Stats.Purifications == 0 {
+			continue
+		}
+		tried++
+		run := func(s Settings) *Result {
+			o, err := New(fc.p, fc.c, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.setMatrixFree(true, 0)
+			res, err := o.Minimize(context.Background(), fc.in.X)
+			if err != nil {
+				t.Fatalf("%s: %v", fc.name, err)
+			}
+			return res
+		}
+		sOff := fc.s
+		sOff.Purify = false
+		on, off := run(fc.s), run(sOff)
+		if on.Stats.Purifications != 0 || !flatSame(on, off) {
+			t.Errorf("%s: matrix-free: %d purifications (%v, f %.17g; without Purify %v, f %.17g)", fc.name, on.Stats.Purifications, on.Status, on.F, off.Status, off.F)
+		}
+	}
+	if tried == 0 {
+		t.Error("no case with a purification on the dense model")
+	}
+}

@@ -76,7 +76,9 @@ type Settings struct {
 	// cancellation and the callback are reported as they are. A move costs a Hessian on
 	// the face (m gradient differences and a d×m basis, m the face's dimension, d at an
 	// interior point: leave Purify off where MethodCorner is chosen to save memory) and
-	// one escape. Ignored for a stochastic oracle. Default false.
+	// one escape. Not made after a matrix-free escape (MatrixFreeDim: the move would form
+	// the d×m basis and m×m face Hessian that path avoids), nor for a stochastic oracle.
+	// Default false.
 	Purify bool
 
 	// NoFlatMoves turns off Minimize's flat moves. By default, where an escape ends
