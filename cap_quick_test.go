@@ -207,12 +207,7 @@ func TestCapQuickBoundary(t *testing.T) {
 		k := 2 + rng.IntN(5)
 		kind := trial % 5
 		C := boundaryTestMatrix(rng, k, kind)
-		big := 0.0
-		for i := range k {
-			for j := range k {
-				big = math.Max(big, math.Abs(C[i][j]))
-			}
-		}
+		big := maxAbs(C)
 		if big == 0 {
 			continue
 		}

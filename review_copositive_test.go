@@ -74,12 +74,7 @@ func TestReviewCopositiveBoundary(t *testing.T) {
 		m := 2 + rng.IntN(5)
 		kind := trial % 4
 		C := boundaryTestMatrix(rng, m, kind)
-		big := 0.0
-		for i := range m {
-			for j := range m {
-				big = math.Max(big, math.Abs(C[i][j]))
-			}
-		}
+		big := maxAbs(C)
 		if big == 0 {
 			continue
 		}

@@ -602,45 +602,9 @@ func TestTolchargeCopositiveBoundary(t *testing.T) {
 	for trial := range 3000 {
 		rng := rand.New(rand.NewPCG(8823, uint64(trial)))
 		m := 2 + rng.IntN(5)
-		C := make([][]float64, m)
-		for i := range C {
-			C[i] = make([]float64, m)
-		}
 		kind := trial % 4
-		for i := range m {
-			for j := i; j < m; j++ {
-				var v float64
-				switch kind {
-				case 0:
-					v = rng.NormFloat64()
-				case 1:
-					v = []float64{-2, 0, 0, 1}[rng.IntN(4)]
-					if i == j {
-						v = 0
-					}
-				case 2:
-					v = float64(2*rng.IntN(2) - 1)
-					if i == j {
-						v = 1
-					}
-				case 3:
-					v = float64(rng.IntN(5) - 2)
-				}
-				C[i][j], C[j][i] = v, v
-			}
-		}
-		if kind == 3 && m > 2 {
-			for j := range m {
-				C[m-1][j], C[j][m-1] = C[0][j], C[j][0]
-			}
-			C[m-1][m-1] = C[0][0]
-		}
-		big := 0.0
-		for i := range m {
-			for j := range m {
-				big = math.Max(big, math.Abs(C[i][j]))
-			}
-		}
+		C := boundaryTestMatrix(rng, m, kind)
+		big := maxAbs(C)
 		if big == 0 {
 			continue
 		}
