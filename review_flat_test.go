@@ -681,14 +681,26 @@ func TestReviewFlatNonQuadratic(t *testing.T) {
 // Hessian, which a matrix-free run must not (run.matrixFree), and the run ends as the one
 // without flat moves. The cases are the sweep's with flat moves on the dense model.
 func TestReviewFlatMatrixFree(t *testing.T) {
+	noMoveMatrixFree(t, "flat moves", 200,
+		func(fc *flatCase) bool { return fc.s.Search.Rungs <= 0 && !fc.s.Purify },
+		func(s *Settings) { s.NoFlatMoves = true },
+		func(r *Result) int { return r.Stats.FlatMoves })
+}
+
+// noMoveMatrixFree runs the first 6 of the sweep's cases (among limit) that prep keeps and
+// whose dense run (Problem.Hess dropped) makes the moves counted by moves, matrix-free with
+// the settings as they are and with off applied to them: the first must make no such move
+// and end exactly as the second.
+func noMoveMatrixFree(t *testing.T, what string, limit int, prep func(*flatCase) bool, off func(*Settings), moves func(*Result) int) {
+	t.Helper()
 	var tried int
-	for i := 0; tried < 6 && i < 200; i++ {
+	for i := 0; tried < 6 && i < limit; i++ {
 		fc, err := reviewFlatCase(57, i)
-		if err != nil || fc.s.Search.Rungs > 0 || fc.s.Purify {
+		if err != nil || !prep(fc) {
 			continue
 		}
 		fc.p.Hess = nil // matrix-free models need it absent
-		if dense := flatMinimize(fc, fc.s, nil); dense.err != nil || dense.res.Stats.FlatMoves == 0 {
+		if dense := flatMinimize(fc, fc.s, nil); dense.err != nil || moves(dense.res) == 0 {
 			continue
 		}
 		tried++
@@ -705,14 +717,14 @@ func TestReviewFlatMatrixFree(t *testing.T) {
 			return res
 		}
 		sOff := fc.s
-		sOff.NoFlatMoves = true
-		on, off := run(fc.s), run(sOff)
-		if on.Stats.FlatMoves != 0 || !flatSame(on, off) {
-			t.Errorf("%s: matrix-free: %d flat moves (%v, f %.17g; without them %v, f %.17g)", fc.name, on.Stats.FlatMoves, on.Status, on.F, off.Status, off.F)
+		off(&sOff)
+		on, without := run(fc.s), run(sOff)
+		if moves(on) != 0 || !flatSame(on, without) {
+			t.Errorf("%s: matrix-free: %d %s (%v, f %.17g; without them %v, f %.17g)", fc.name, moves(on), what, on.Status, on.F, without.Status, without.F)
 		}
 	}
 	if tried == 0 {
-		t.Error("no case with a flat move on the dense model")
+		t.Errorf("no case with %s on the dense model", what)
 	}
 }
 
@@ -803,38 +815,11 @@ func BenchmarkFlatMovesMatrixFree(b *testing.B) {
 // reason): on the sweep's cases whose dense run purifies, the matrix-free run with Purify
 // makes none and ends exactly as without it.
 func TestPurifyMatrixFree(t *testing.T) {
-	var tried int
-	for i := 0; tried < 6 && i < 400; i++ {
-		fc, err := reviewFlatCase(57, i)
-		if err != nil || fc.s.Search.Rungs > 0 {
-			continue
-		}
-		fc.p.Hess = nil
-		fc.s.Purify = true
-		if dense := flatMinimize(fc, fc.s, nil); dense.err != nil || dense.res.Stats.Purifications == 0 {
-			continue
-		}
-		tried++
-		run := func(s Settings) *Result {
-			o, err := New(fc.p, fc.c, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o.setMatrixFree(true, 0)
-			res, err := o.Minimize(context.Background(), fc.in.X)
-			if err != nil {
-				t.Fatalf("%s: %v", fc.name, err)
-			}
-			return res
-		}
-		sOff := fc.s
-		sOff.Purify = false
-		on, off := run(fc.s), run(sOff)
-		if on.Stats.Purifications != 0 || !flatSame(on, off) {
-			t.Errorf("%s: matrix-free: %d purifications (%v, f %.17g; without Purify %v, f %.17g)", fc.name, on.Stats.Purifications, on.Status, on.F, off.Status, off.F)
-		}
-	}
-	if tried == 0 {
-		t.Error("no case with a purification on the dense model")
-	}
+	noMoveMatrixFree(t, "purifications", 400,
+		func(fc *flatCase) bool {
+			fc.s.Purify = true
+			return fc.s.Search.Rungs <= 0
+		},
+		func(s *Settings) { s.Purify = false },
+		func(r *Result) int { return r.Stats.Purifications })
 }
